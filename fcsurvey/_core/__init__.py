@@ -1,0 +1,1 @@
+"""The compiled core (``_fccore``): deal generation and the solver's search."""
