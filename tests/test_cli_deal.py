@@ -1,0 +1,104 @@
+"""``fcsurvey deal`` through the real entry point (``python -m fcsurvey``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import List
+
+import pytest
+
+from fcsurvey import __version__
+from fcsurvey.rules import PRESETS
+
+DEAL_11982 = [
+    "AH 3D KD JC 6C JD KC",
+    "AS 3H 6H 5D 2C 7D 8D",
+    "4H QS 5S 5C TH 8H 2S",
+    "AC QC 4D 8C QH 9C 3S",
+    "2D 8S 9H 9D 6D 2H",
+    "6S 7H JH TD TC QD",
+    "TS AD 9S KH 4S 4C",
+    "JS KS 3C 7C 7S 5H",
+]
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fcsurvey", *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_deal_11982_prints_the_eight_columns() -> None:
+    result = run("deal", "11982")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == DEAL_11982
+    assert result.stdout.endswith("\n")
+    assert result.stderr == ""
+
+
+def test_last_deal_number_works() -> None:
+    result = run("deal", "8589934591")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 8
+    assert sum(len(line.split()) for line in lines) == 52
+
+
+@pytest.mark.parametrize("args, words", [
+    (["deal", "0"], "deal number"),
+    (["deal", "-5"], "deal number"),
+    (["deal", "8589934592"], "deal number"),
+    (["deal", "abc"], "deal number"),
+    (["deal", "1", "--variant", "nope"], "nope"),
+    (["deal", "1", "--cells", "11"], "cells"),
+])
+def test_bad_input_is_one_error_line(args: List[str], words: str) -> None:
+    result = run(*args)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Error:")
+    assert words in lines[0]
+
+
+def test_version() -> None:
+    result = run("--version")
+    assert result.returncode == 0, result.stderr
+    assert __version__ in result.stdout
+    assert "fcsurvey" in result.stdout
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["deal", "--help"]])
+def test_help(args: List[str]) -> None:
+    result = run(*args)
+    assert result.returncode == 0, result.stderr
+    assert "Usage:" in result.stdout
+    assert "deal" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_json_format() -> None:
+    result = run("deal", "1", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["deal"] == 1
+    assert len(data["columns"]) == 8
+    assert sum(len(col) for col in data["columns"]) == 52
+    assert [col[0] for col in data["columns"]] == "JD 2D 9H JC 5D 7H 7C 5H".split()
+    assert data["cells"] == [None] * 4
+    assert data["rules"] == PRESETS["freecell"].to_dict()
+
+
+def test_eight_off_shows_free_cells() -> None:
+    result = run("deal", "1", "--variant", "eight-off")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Freecells: ")
+    cells = lines[0].split()[1:]
+    assert len(cells) == 8
+    assert [c == "-" for c in cells] == [False, True] * 4
+    assert len(lines) == 1 + 8
+    assert sum(len(line.split()) for line in lines[1:]) == 48
