@@ -3,7 +3,227 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <string.h>
+
 #include "deal.h"
+#include "search.h"
+
+#include <time.h>
+
+static const char *const LIMIT_NAMES[] = {NULL, "states", "time", "memory"};
+static const char *const STATUS_NAMES[] = {"solved", "unsolvable", "unknown"};
+
+/* rules: (cells, columns, build, empty_fill, sequence, foundation_return). */
+static int parse_rules(PyObject *obj, fcs_rules *r)
+{
+    if (!PyArg_ParseTuple(obj, "iiiiii;rules must be a 6-tuple of ints", &r->cells, &r->columns,
+                          &r->build, &r->empty_fill, &r->sequence, &r->foundation_return))
+        return 0;
+    if (r->cells < 0 || r->cells > FCS_MAX_CELLS || r->columns < 1 || r->columns > FCS_MAX_COLS ||
+        r->build < 0 || r->build > BUILD_ANY || r->empty_fill < 0 || r->empty_fill > FILL_NONE ||
+        r->sequence < 0 || r->sequence > SEQ_SINGLE) {
+        PyErr_SetString(PyExc_ValueError, "rules out of range");
+        return 0;
+    }
+    return 1;
+}
+
+static int parse_card(PyObject *obj, uint8_t *out)
+{
+    long v;
+    if (obj == Py_None) {
+        *out = 0;
+        return 1;
+    }
+    v = PyLong_AsLong(obj);
+    if (v == -1 && PyErr_Occurred())
+        return 0;
+    if (v < 0 || v >= FCS_CARDS) {
+        PyErr_Format(PyExc_ValueError, "card out of range: %ld", v);
+        return 0;
+    }
+    *out = (uint8_t)(v + 1);
+    return 1;
+}
+
+/* Position from (columns, cells, foundations) with python cards 0..51. */
+static int parse_position(const fcs_rules *r, PyObject *columns, PyObject *cells, PyObject *found,
+                          int max_len, fcs_pos *p)
+{
+    Py_ssize_t i, j, n;
+    memset(p, 0, sizeof(*p));
+    if (!PySequence_Check(columns) || PySequence_Size(columns) != r->columns) {
+        PyErr_SetString(PyExc_ValueError, "columns must be a sequence with one entry per column");
+        return 0;
+    }
+    for (i = 0; i < r->columns; i++) {
+        PyObject *col = PySequence_GetItem(columns, i);
+        if (!col)
+            return 0;
+        n = PySequence_Size(col);
+        if (n < 0 || n > max_len) {
+            Py_DECREF(col);
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "column %zd holds %zd cards; at most %d fit", i + 1, n,
+                             max_len);
+            return 0;
+        }
+        for (j = 0; j < n; j++) {
+            PyObject *c = PySequence_GetItem(col, j);
+            int ok = c && parse_card(c, &p->col[i][j]);
+            Py_XDECREF(c);
+            if (!ok || p->col[i][j] == 0) {
+                Py_DECREF(col);
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "empty card inside a column");
+                return 0;
+            }
+        }
+        p->len[i] = (uint8_t)n;
+        Py_DECREF(col);
+    }
+    if (!PySequence_Check(cells) || PySequence_Size(cells) != r->cells) {
+        PyErr_SetString(PyExc_ValueError, "cells must be a sequence with one entry per cell");
+        return 0;
+    }
+    for (i = 0; i < r->cells; i++) {
+        PyObject *c = PySequence_GetItem(cells, i);
+        int ok = c && parse_card(c, &p->cell[i]);
+        Py_XDECREF(c);
+        if (!ok)
+            return 0;
+    }
+    if (!PySequence_Check(found) || PySequence_Size(found) != FCS_NUM_SUITS) {
+        PyErr_SetString(PyExc_ValueError, "foundations must be 4 counts");
+        return 0;
+    }
+    for (i = 0; i < FCS_NUM_SUITS; i++) {
+        PyObject *c = PySequence_GetItem(found, i);
+        long v = c ? PyLong_AsLong(c) : -1;
+        Py_XDECREF(c);
+        if (PyErr_Occurred())
+            return 0;
+        if (v < 0 || v > FCS_RANKS) {
+            PyErr_SetString(PyExc_ValueError, "foundation count out of range");
+            return 0;
+        }
+        p->found[i] = (uint8_t)v;
+    }
+    return 1;
+}
+
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The longest dealt column the search accepts: room for 13 built cards. */
+#define MAX_DEALT_LEN (FCS_MAX_COL_LEN - FCS_RANKS)
+
+static PyObject *py_solve(PyObject *self, PyObject *args)
+{
+    PyObject *rules_obj, *columns, *cells, *found, *solution;
+    unsigned long long max_states;
+    double timeout, t0, elapsed;
+    fcs_rules r;
+    fcs_pos start;
+    fcs_limits lim;
+    fcs_result res;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOKd", &rules_obj, &columns, &cells, &found, &max_states, &timeout))
+        return NULL;
+    if (!parse_rules(rules_obj, &r) ||
+        !parse_position(&r, columns, cells, found, MAX_DEALT_LEN, &start))
+        return NULL;
+    lim.max_states = max_states;
+    lim.timeout_s = timeout;
+    t0 = monotonic_s();
+    Py_BEGIN_ALLOW_THREADS
+    fcs_solve(&r, &start, &lim, &res);
+    Py_END_ALLOW_THREADS
+    elapsed = monotonic_s() - t0;
+    if (res.solution) {
+        solution = PyUnicode_FromString(res.solution);
+        free(res.solution);
+        if (!solution)
+            return NULL;
+    } else {
+        solution = Py_None;
+        Py_INCREF(solution);
+    }
+    return Py_BuildValue("{s:s,s:z,s:K,s:K,s:i,s:i,s:N,s:d}", "status", STATUS_NAMES[res.status],
+                         "limit", LIMIT_NAMES[res.limit], "states", (unsigned long long)res.states,
+                         "expanded", (unsigned long long)res.expanded, "moves", res.moves,
+                         "atomic_moves", res.atomic_moves, "solution", solution, "elapsed_s", elapsed);
+}
+
+static PyObject *py_legal_moves(PyObject *self, PyObject *args)
+{
+    PyObject *rules_obj, *columns, *cells, *found, *list;
+    int single_only, n, i;
+    fcs_rules r;
+    fcs_pos p;
+    fcs_move moves[FCS_MAX_MOVES];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOp", &rules_obj, &columns, &cells, &found, &single_only))
+        return NULL;
+    if (!parse_rules(rules_obj, &r) || !parse_position(&r, columns, cells, found, FCS_MAX_COL_LEN, &p))
+        return NULL;
+    n = fcs_legal_moves(&r, &p, single_only, moves);
+    if (!(list = PyList_New(n)))
+        return NULL;
+    for (i = 0; i < n; i++) {
+        PyObject *t = Py_BuildValue("(iiiii)", moves[i].src_kind, moves[i].src, moves[i].dst_kind,
+                                    moves[i].dst, moves[i].count);
+        if (!t) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, t);
+    }
+    return list;
+}
+
+static PyObject *py_safe_home(PyObject *self, PyObject *args)
+{
+    PyObject *rules_obj, *found_obj;
+    int card, i;
+    fcs_rules r;
+    uint8_t found[FCS_NUM_SUITS];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOi", &rules_obj, &found_obj, &card))
+        return NULL;
+    if (!parse_rules(rules_obj, &r))
+        return NULL;
+    if (card < 0 || card >= FCS_CARDS || PySequence_Size(found_obj) != FCS_NUM_SUITS) {
+        PyErr_SetString(PyExc_ValueError, "bad card or foundations");
+        return NULL;
+    }
+    for (i = 0; i < FCS_NUM_SUITS; i++) {
+        PyObject *c = PySequence_GetItem(found_obj, i);
+        long v = c ? PyLong_AsLong(c) : -1;
+        Py_XDECREF(c);
+        if (PyErr_Occurred())
+            return NULL;
+        found[i] = (uint8_t)v;
+    }
+    return PyBool_FromLong(fcs_safe_home(&r, found, card + 1));
+}
+
+static PyObject *py_bytes_per_state(PyObject *self, PyObject *args)
+{
+    PyObject *rules_obj, *columns, *cells, *found;
+    fcs_rules r;
+    fcs_pos p;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOO", &rules_obj, &columns, &cells, &found))
+        return NULL;
+    if (!parse_rules(rules_obj, &r) || !parse_position(&r, columns, cells, found, MAX_DEALT_LEN, &p))
+        return NULL;
+    return PyLong_FromLong(fcs_bytes_per_state(&r, &p));
+}
 
 static PyObject *py_shuffled_deck(PyObject *self, PyObject *arg)
 {
@@ -48,6 +268,15 @@ static PyMethodDef methods[] = {
      "shuffled_deck(number) -> bytes: the 52 cards in dealing order."},
     {"deal_range_checksum", py_deal_range_checksum, METH_VARARGS,
      "deal_range_checksum(start, count) -> int: deal a range, return a checksum."},
+    {"solve", py_solve, METH_VARARGS,
+     "solve(rules, columns, cells, foundations, max_states, timeout) -> dict."},
+    {"legal_moves", py_legal_moves, METH_VARARGS,
+     "legal_moves(rules, columns, cells, foundations, single_only) -> "
+     "[(src_kind, src, dst_kind, dst, count)]; kinds 0 column, 1 cell, 2 foundation."},
+    {"safe_home", py_safe_home, METH_VARARGS,
+     "safe_home(rules, foundations, card) -> bool: the solver's safe-autoplay test."},
+    {"bytes_per_state", py_bytes_per_state, METH_VARARGS,
+     "bytes_per_state(rules, columns, cells, foundations) -> int."},
     {NULL, NULL, 0, NULL},
 };
 

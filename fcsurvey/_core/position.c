@@ -1,0 +1,303 @@
+/* Rules primitives and move generation.  Python reference: engine.py. */
+#include "position.h"
+
+#include <string.h>
+
+int fcs_empty_cells(const fcs_rules *r, const fcs_pos *p)
+{
+    int i, n = 0;
+    for (i = 0; i < r->cells; i++)
+        n += p->cell[i] == 0;
+    return n;
+}
+
+int fcs_empty_columns(const fcs_rules *r, const fcs_pos *p)
+{
+    int i, n = 0;
+    for (i = 0; i < r->columns; i++)
+        n += p->len[i] == 0;
+    return n;
+}
+
+int fcs_run_length(const fcs_rules *r, const fcs_pos *p, int col)
+{
+    int n = p->len[col], k = 1;
+    if (n == 0)
+        return 0;
+    while (k < n && fcs_can_build(r, p->col[col][n - k - 1], p->col[col][n - k]))
+        k++;
+    return k;
+}
+
+int fcs_capacity(const fcs_rules *r, const fcs_pos *p, int dest_empty)
+{
+    int empties;
+    if (r->sequence == SEQ_SINGLE)
+        return 1;
+    if (r->sequence == SEQ_UNLIMITED)
+        return FCS_CARDS;
+    empties = r->empty_fill == FILL_ANY ? fcs_empty_columns(r, p) - (dest_empty ? 1 : 0) : 0;
+    return (fcs_empty_cells(r, p) + 1) << empties;
+}
+
+/* Safe autoplay.  A card X of rank r is only ever useful off the foundation
+   as a place to park the rank r-1 cards that build on it.  If every such
+   card is home and can never need to come back down, X is a pure obstacle
+   and sending it home loses nothing (any solution stays a solution with X's
+   moves deleted, so it is no longer).  Aces and twos are always safe: the
+   only cards that could go on them are aces, and an ace can always go home
+   directly instead.  With same-suit building the only card that builds on X
+   is its own predecessor, already home.  Without foundation return home cards
+   never come back; with it, a home card Y of rank r-1 would only come down to
+   hold the rank r-2 cards that build on Y, so those must be home too. */
+int fcs_safe_home(const fcs_rules *r, const uint8_t found[FCS_NUM_SUITS], int card)
+{
+    int rank = CARD_RANK(card), suit = CARD_SUIT(card), t;
+    if (rank <= 2 || r->build == BUILD_SUIT)
+        return 1;
+    for (t = 0; t < FCS_NUM_SUITS; t++) {
+        if (t == suit)
+            continue;
+        if (r->build == BUILD_ANY || SUIT_RED(t) != SUIT_RED(suit)) {
+            if (found[t] < rank - 1)
+                return 0;
+        } else if (r->foundation_return && found[t] < rank - 2) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int fcs_is_won(const fcs_pos *p)
+{
+    return p->found[0] == FCS_RANKS && p->found[1] == FCS_RANKS && p->found[2] == FCS_RANKS &&
+           p->found[3] == FCS_RANKS;
+}
+
+static int accepts_empty(const fcs_rules *r, int card)
+{
+    return r->empty_fill == FILL_ANY || (r->empty_fill == FILL_KINGS && CARD_RANK(card) == FCS_RANKS);
+}
+
+static int first_empty_cell(const fcs_rules *r, const fcs_pos *p)
+{
+    int i;
+    for (i = 0; i < r->cells; i++)
+        if (p->cell[i] == 0)
+            return i;
+    return -1;
+}
+
+static int first_empty_column(const fcs_rules *r, const fcs_pos *p)
+{
+    int i;
+    for (i = 0; i < r->columns; i++)
+        if (p->len[i] == 0)
+            return i;
+    return -1;
+}
+
+static void put(fcs_move *out, int *n, int sk, int s, int dk, int d, int count)
+{
+    fcs_move *m = &out[(*n)++];
+    m->src_kind = (uint8_t)sk;
+    m->src = (uint8_t)s;
+    m->dst_kind = (uint8_t)dk;
+    m->dst = (uint8_t)d;
+    m->count = (uint8_t)count;
+}
+
+static int playable_home(const fcs_pos *p, int card)
+{
+    return p->found[CARD_SUIT(card)] + 1 == CARD_RANK(card);
+}
+
+int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_move *out)
+{
+    int n = 0, i, j, s;
+    int cell0 = first_empty_cell(r, p);
+    int col0 = first_empty_column(r, p);
+    int cap_full = fcs_capacity(r, p, 0), cap_empty = fcs_capacity(r, p, 1);
+
+    if (single_only) {
+        cap_full = 1;
+        cap_empty = 1;
+    }
+    /* To the foundations. */
+    for (i = 0; i < r->cells; i++)
+        if (p->cell[i] && playable_home(p, p->cell[i]))
+            put(out, &n, AT_CELL, i, AT_FOUNDATION, CARD_SUIT(p->cell[i]), 1);
+    for (i = 0; i < r->columns; i++) {
+        int top = p->len[i] ? p->col[i][p->len[i] - 1] : 0;
+        if (top && playable_home(p, top))
+            put(out, &n, AT_COLUMN, i, AT_FOUNDATION, CARD_SUIT(top), 1);
+    }
+    /* Cells to columns. */
+    for (i = 0; i < r->cells; i++) {
+        int c = p->cell[i];
+        if (!c)
+            continue;
+        for (j = 0; j < r->columns; j++)
+            if (p->len[j] && fcs_can_build(r, p->col[j][p->len[j] - 1], c))
+                put(out, &n, AT_CELL, i, AT_COLUMN, j, 1);
+        if (col0 >= 0 && accepts_empty(r, c))
+            put(out, &n, AT_CELL, i, AT_COLUMN, col0, 1);
+    }
+    /* Columns to columns. */
+    for (i = 0; i < r->columns; i++) {
+        int len = p->len[i], run, top;
+        if (!len)
+            continue;
+        run = fcs_run_length(r, p, i);
+        top = p->col[i][len - 1];
+        for (j = 0; j < r->columns; j++) {
+            int dtop, k;
+            if (j == i || !p->len[j])
+                continue;
+            dtop = p->col[j][p->len[j] - 1];
+            k = CARD_RANK(dtop) - CARD_RANK(top);
+            if (k >= 1 && k <= run && k <= cap_full && fcs_can_build(r, dtop, p->col[i][len - k]))
+                put(out, &n, AT_COLUMN, i, AT_COLUMN, j, k);
+        }
+        if (col0 >= 0) {
+            int k, most = run < cap_empty ? run : cap_empty;
+            for (k = 1; k <= most; k++)
+                if (accepts_empty(r, p->col[i][len - k]))
+                    put(out, &n, AT_COLUMN, i, AT_COLUMN, col0, k);
+        }
+    }
+    /* Column tops to a cell. */
+    if (cell0 >= 0)
+        for (i = 0; i < r->columns; i++)
+            if (p->len[i])
+                put(out, &n, AT_COLUMN, i, AT_CELL, cell0, 1);
+    /* Back down from the foundations. */
+    if (r->foundation_return) {
+        for (s = 0; s < FCS_NUM_SUITS; s++) {
+            int c;
+            if (!p->found[s])
+                continue;
+            c = CARD_MAKE(p->found[s], s);
+            for (j = 0; j < r->columns; j++)
+                if (p->len[j] && fcs_can_build(r, p->col[j][p->len[j] - 1], c))
+                    put(out, &n, AT_FOUNDATION, s, AT_COLUMN, j, 1);
+            if (col0 >= 0 && accepts_empty(r, c))
+                put(out, &n, AT_FOUNDATION, s, AT_COLUMN, col0, 1);
+            if (cell0 >= 0)
+                put(out, &n, AT_FOUNDATION, s, AT_CELL, cell0, 1);
+        }
+    }
+    return n;
+}
+
+void fcs_apply(fcs_pos *p, const fcs_move *m)
+{
+    uint8_t moved[FCS_MAX_COL_LEN];
+    int k, n = m->count;
+
+    switch (m->src_kind) {
+    case AT_COLUMN:
+        p->len[m->src] = (uint8_t)(p->len[m->src] - n);
+        memcpy(moved, &p->col[m->src][p->len[m->src]], (size_t)n);
+        break;
+    case AT_CELL:
+        moved[0] = p->cell[m->src];
+        p->cell[m->src] = 0;
+        break;
+    default:
+        moved[0] = CARD_MAKE(p->found[m->src], m->src);
+        p->found[m->src]--;
+        break;
+    }
+    switch (m->dst_kind) {
+    case AT_COLUMN:
+        for (k = 0; k < n; k++)
+            p->col[m->dst][p->len[m->dst]++] = moved[k];
+        break;
+    case AT_CELL:
+        p->cell[m->dst] = moved[0];
+        break;
+    default:
+        p->found[m->dst]++;
+        break;
+    }
+}
+
+int fcs_moved_card(const fcs_pos *p, const fcs_move *m)
+{
+    switch (m->src_kind) {
+    case AT_COLUMN:
+        return p->col[m->src][p->len[m->src] - m->count];
+    case AT_CELL:
+        return p->cell[m->src];
+    default:
+        return CARD_MAKE(p->found[m->src], m->src);
+    }
+}
+
+fcs_packed_move fcs_pack(const fcs_pos *p, const fcs_move *m)
+{
+    int card = fcs_moved_card(p, m);
+    switch (m->dst_kind) {
+    case AT_FOUNDATION:
+        return PACK_MOVE(card, DEST_FOUNDATION, 0);
+    case AT_CELL:
+        return PACK_MOVE(card, DEST_CELL, 0);
+    default:
+        if (p->len[m->dst])
+            return PACK_MOVE(card, DEST_ON_CARD, p->col[m->dst][p->len[m->dst] - 1]);
+        return PACK_MOVE(card, DEST_EMPTY_COLUMN, 0);
+    }
+}
+
+int fcs_unpack(const fcs_rules *r, const fcs_pos *p, fcs_packed_move pm, fcs_move *out)
+{
+    int card = PACKED_CARD(pm), kind = PACKED_KIND(pm), dest = PACKED_DEST(pm), i, j;
+
+    out->src_kind = 255;
+    for (i = 0; i < r->columns && out->src_kind == 255; i++)
+        for (j = 0; j < p->len[i]; j++)
+            if (p->col[i][j] == card) {
+                out->src_kind = AT_COLUMN;
+                out->src = (uint8_t)i;
+                out->count = (uint8_t)(p->len[i] - j);
+                break;
+            }
+    for (i = 0; i < r->cells && out->src_kind == 255; i++)
+        if (p->cell[i] == card) {
+            out->src_kind = AT_CELL;
+            out->src = (uint8_t)i;
+            out->count = 1;
+        }
+    if (out->src_kind == 255) {
+        if (p->found[CARD_SUIT(card)] != CARD_RANK(card))
+            return 0;
+        out->src_kind = AT_FOUNDATION;
+        out->src = (uint8_t)CARD_SUIT(card);
+        out->count = 1;
+    }
+    switch (kind) {
+    case DEST_FOUNDATION:
+        out->dst_kind = AT_FOUNDATION;
+        out->dst = (uint8_t)CARD_SUIT(card);
+        return 1;
+    case DEST_CELL:
+        out->dst_kind = AT_CELL;
+        i = first_empty_cell(r, p);
+        out->dst = (uint8_t)i;
+        return i >= 0;
+    case DEST_ON_CARD:
+        out->dst_kind = AT_COLUMN;
+        for (i = 0; i < r->columns; i++)
+            if (p->len[i] && p->col[i][p->len[i] - 1] == dest) {
+                out->dst = (uint8_t)i;
+                return 1;
+            }
+        return 0;
+    default:
+        out->dst_kind = AT_COLUMN;
+        i = first_empty_column(r, p);
+        out->dst = (uint8_t)i;
+        return i >= 0;
+    }
+}

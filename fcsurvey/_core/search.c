@@ -1,0 +1,843 @@
+/* Best-first search with exact canonical duplicate detection.
+
+   Positions are stored as canonical keys (see encode()): a position and any
+   reordering of its columns or cells share one key, and two different
+   positions never do, so duplicate detection is exact.  The search uses
+   every legal move (single cards, plus sequence moves), with safe autoplay
+   applied after each one; when the open list runs dry every reachable
+   position has been seen, which proves the deal unsolvable. */
+#include "search.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define KEY_WORDS_MAX 6
+#define NO_PARENT 0xFFFFFFFFu
+#define TIME_CHECK_EVERY 256
+#define INITIAL_STATES 4096
+#define SOLUTION_TOKEN_MAX 8
+/* Positions the fast phase may store before the complete phase takes over. */
+#define QUICK_BUDGET 20000
+
+static const char COLUMN_CHARS[] = "1234567890";
+static const char CELL_CHARS[] = "abcdefgklm";
+static const char SUIT_CHARS[] = "CDHS";
+
+typedef struct {
+    const fcs_rules *r;
+    fcs_pos start;
+    int8_t origin_of[FCS_CARDS + 1]; /* column whose dealt bottom card is c */
+    int k_bits;                      /* bits for a dealt-prefix length */
+    int chain_bits;                  /* bits per built card: which suit */
+    int key_words;
+
+    uint64_t *keys;
+    uint32_t *parent;
+    fcs_packed_move *move;
+    uint16_t *depth;
+    uint32_t n, alloc, max_states;
+
+    uint64_t *table; /* (fingerprint << 32) | (index + 1); 0 = empty */
+    uint64_t mask;
+
+    struct open_entry_s *heap;
+    uint32_t heap_n, heap_alloc, seq;
+
+    int limit;
+    uint64_t expanded;
+} solver;
+
+/* ---- canonical keys -------------------------------------------------- */
+
+typedef struct {
+    uint64_t *w;
+    int pos;
+} bits;
+
+static inline void put_bits(bits *b, unsigned v, int n)
+{
+    int word = b->pos >> 6, off = b->pos & 63;
+    if (!n)
+        return;
+    b->w[word] |= (uint64_t)v << off;
+    if (off + n > 64)
+        b->w[word + 1] |= (uint64_t)v >> (64 - off);
+    b->pos += n;
+}
+
+static inline unsigned get_bits(bits *b, int n)
+{
+    int word = b->pos >> 6, off = b->pos & 63;
+    uint64_t v;
+    if (!n)
+        return 0;
+    v = b->w[word] >> off;
+    if (off + n > 64)
+        v |= b->w[word + 1] << (64 - off);
+    b->pos += n;
+    return (unsigned)(v & ((1u << n) - 1));
+}
+
+static inline void put_chain(const solver *s, bits *b, const uint8_t *col, int from, int to)
+{
+    int j;
+    if (s->r->build == BUILD_ALTERNATE)
+        for (j = from; j < to; j++)
+            put_bits(b, (unsigned)(CARD_SUIT(col[j]) >> 1), 1);
+    else if (s->r->build == BUILD_ANY)
+        for (j = from; j < to; j++)
+            put_bits(b, (unsigned)CARD_SUIT(col[j]), 2);
+}
+
+/* The card built on `below` whose suit choice is `choice`. */
+static inline uint8_t chain_card(const solver *s, int below, unsigned choice)
+{
+    int rank = CARD_RANK(below) - 1, suit;
+    if (s->r->build == BUILD_SUIT)
+        suit = CARD_SUIT(below);
+    else if (s->r->build == BUILD_ANY)
+        suit = (int)choice;
+    else if (SUIT_RED(CARD_SUIT(below)))
+        suit = choice ? 3 : 0; /* black: clubs or spades */
+    else
+        suit = choice ? 2 : 1; /* red: diamonds or hearts */
+    return CARD_MAKE(rank, suit);
+}
+
+/* Key layout.  Every card placed on a column builds on the card below it,
+   except cards still where they were dealt.  So a column whose bottom card
+   was dealt at the bottom of column o is "anchored": k dealt cards of o
+   (the longest common prefix) and a chain of built cards, each a rank lower
+   than the one below, needing only a suit choice (1 bit for alternate
+   colours, 0 for same suit, 2 for any suit).  Other columns give their bottom
+   card and a chain.  For each dealt column o in order: k (0 = absent) and,
+   if present, the chain length and choices; then the count of other columns
+   sorted by bottom card, each with bottom card, chain length and choices;
+   then the cells, sorted.  Foundations are whatever is missing.  Everything
+   is determined by the position's content, never its column or cell order,
+   and the position can be rebuilt from the key, so equal keys mean equal
+   positions. */
+static void encode(const solver *s, const fcs_pos *p, uint64_t *key)
+{
+    const fcs_rules *r = s->r;
+    int anchored_col[FCS_MAX_COLS], anchored_k[FCS_MAX_COLS], others[FCS_MAX_COLS];
+    uint8_t cells[FCS_MAX_CELLS];
+    int n_others = 0, n_cells = 0, i, j, o;
+    bits b;
+
+    for (i = 0; i < KEY_WORDS_MAX; i++)
+        key[i] = 0;
+    b.w = key;
+    b.pos = 0;
+    for (o = 0; o < r->columns; o++)
+        anchored_col[o] = -1;
+    for (i = 0; i < r->columns; i++) {
+        int len = p->len[i];
+        if (!len)
+            continue;
+        o = s->origin_of[p->col[i][0]];
+        if (o >= 0) {
+            int k = 1, dealt = s->start.len[o];
+            while (k < len && k < dealt && p->col[i][k] == s->start.col[o][k])
+                k++;
+            anchored_col[o] = i;
+            anchored_k[o] = k;
+        } else {
+            int c = p->col[i][0];
+            for (j = n_others; j > 0 && p->col[others[j - 1]][0] > c; j--)
+                others[j] = others[j - 1];
+            others[j] = i;
+            n_others++;
+        }
+    }
+    for (o = 0; o < r->columns; o++) {
+        if (anchored_col[o] < 0) {
+            put_bits(&b, 0, s->k_bits);
+        } else {
+            const uint8_t *col = p->col[anchored_col[o]];
+            int k = anchored_k[o], len = p->len[anchored_col[o]];
+            put_bits(&b, (unsigned)k, s->k_bits);
+            put_bits(&b, (unsigned)(len - k), 4);
+            put_chain(s, &b, col, k, len);
+        }
+    }
+    put_bits(&b, (unsigned)n_others, 4);
+    for (i = 0; i < n_others; i++) {
+        const uint8_t *col = p->col[others[i]];
+        int len = p->len[others[i]];
+        put_bits(&b, col[0], 6);
+        put_bits(&b, (unsigned)(len - 1), 4);
+        put_chain(s, &b, col, 1, len);
+    }
+    for (i = 0; i < r->cells; i++) {
+        int c = p->cell[i];
+        if (!c)
+            continue;
+        for (j = n_cells; j > 0 && cells[j - 1] > c; j--)
+            cells[j] = cells[j - 1];
+        cells[j] = (uint8_t)c;
+        n_cells++;
+    }
+    put_bits(&b, (unsigned)n_cells, 4);
+    for (i = 0; i < n_cells; i++)
+        put_bits(&b, cells[i], 6);
+}
+
+static void decode(const solver *s, const uint64_t *stored, fcs_pos *p)
+{
+    const fcs_rules *r = s->r;
+    uint64_t key[KEY_WORDS_MAX + 1] = {0};
+    uint8_t present[FCS_CARDS + 1] = {0};
+    int i, j, o, slot = 0, n;
+    bits b;
+
+    memcpy(key, stored, sizeof(uint64_t) * (size_t)s->key_words);
+    b.w = key;
+    b.pos = 0;
+    memset(p, 0, sizeof(*p));
+    for (o = 0; o < r->columns; o++) {
+        int k = (int)get_bits(&b, s->k_bits), len;
+        if (!k)
+            continue;
+        memcpy(p->col[slot], s->start.col[o], (size_t)k);
+        len = k + (int)get_bits(&b, 4);
+        for (j = k; j < len; j++)
+            p->col[slot][j] = chain_card(s, p->col[slot][j - 1], get_bits(&b, s->chain_bits));
+        p->len[slot++] = (uint8_t)len;
+    }
+    n = (int)get_bits(&b, 4);
+    for (i = 0; i < n; i++) {
+        int len;
+        p->col[slot][0] = (uint8_t)get_bits(&b, 6);
+        len = 1 + (int)get_bits(&b, 4);
+        for (j = 1; j < len; j++)
+            p->col[slot][j] = chain_card(s, p->col[slot][j - 1], get_bits(&b, s->chain_bits));
+        p->len[slot++] = (uint8_t)len;
+    }
+    n = (int)get_bits(&b, 4);
+    for (i = 0; i < n; i++)
+        p->cell[i] = (uint8_t)get_bits(&b, 6);
+    for (i = 0; i < r->columns; i++)
+        for (j = 0; j < p->len[i]; j++)
+            present[p->col[i][j]] = 1;
+    for (i = 0; i < r->cells; i++)
+        present[p->cell[i]] = 1;
+    for (i = 1; i <= FCS_CARDS; i++)
+        if (!present[i])
+            p->found[CARD_SUIT(i)]++;
+}
+
+static int bits_for(int max_value)
+{
+    int n = 0;
+    while ((1 << n) <= max_value)
+        n++;
+    return n;
+}
+
+static int key_words_for(const fcs_rules *r, const fcs_pos *start, int *k_bits, int *chain_bits)
+{
+    int i, dealt_max = 0, total;
+    for (i = 0; i < r->columns; i++)
+        if (start->len[i] > dealt_max)
+            dealt_max = start->len[i];
+    *k_bits = bits_for(dealt_max);
+    *chain_bits = r->build == BUILD_ALTERNATE ? 1 : r->build == BUILD_ANY ? 2 : 0;
+    total = r->columns * (*k_bits + 4) + 4 + r->columns * 10 + 4 + r->cells * 6 + FCS_CARDS * *chain_bits;
+    return (total + 63) / 64;
+}
+
+int fcs_bytes_per_state(const fcs_rules *r, const fcs_pos *start)
+{
+    int kb, cb, words = key_words_for(r, start, &kb, &cb);
+    /* key + parent + move + depth + two hash slots (load <= 1/2) + heap entry */
+    return words * 8 + 4 + 2 + 2 + 16 + 8;
+}
+
+/* ---- state store ------------------------------------------------------ */
+
+static inline uint64_t hash_key(const uint64_t *key, int words)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    int i;
+    for (i = 0; i < words; i++) {
+        h ^= key[i];
+        h *= 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    h *= 0x94D049BB133111EBull;
+    return h ^ (h >> 29);
+}
+
+static int grow_store(solver *s)
+{
+    uint32_t alloc = s->alloc ? s->alloc * 2 : INITIAL_STATES;
+    void *p;
+    if (alloc > s->max_states)
+        alloc = s->max_states;
+    if ((p = realloc(s->keys, (size_t)alloc * (size_t)s->key_words * 8)) == NULL)
+        return 0;
+    s->keys = p;
+    if ((p = realloc(s->parent, (size_t)alloc * sizeof(uint32_t))) == NULL)
+        return 0;
+    s->parent = p;
+    if ((p = realloc(s->move, (size_t)alloc * sizeof(fcs_packed_move))) == NULL)
+        return 0;
+    s->move = p;
+    if ((p = realloc(s->depth, (size_t)alloc * sizeof(uint16_t))) == NULL)
+        return 0;
+    s->depth = p;
+    s->alloc = alloc;
+    return 1;
+}
+
+static int grow_table(solver *s)
+{
+    uint64_t size = s->mask ? (s->mask + 1) * 2 : (uint64_t)INITIAL_STATES * 2, i;
+    uint64_t *t = calloc(size, sizeof(uint64_t));
+    if (!t)
+        return 0;
+    for (i = 0; s->table && i <= s->mask; i++) {
+        uint64_t e = s->table[i], slot;
+        if (!e)
+            continue;
+        slot = hash_key(&s->keys[((e & 0xFFFFFFFFu) - 1) * (uint64_t)s->key_words], s->key_words) &
+               (size - 1);
+        while (t[slot])
+            slot = (slot + 1) & (size - 1);
+        t[slot] = e;
+    }
+    free(s->table);
+    s->table = t;
+    s->mask = size - 1;
+    return 1;
+}
+
+/* Find `key`; if absent insert it.  Returns the index, sets *is_new; returns
+   NO_PARENT when a limit stops the insertion (s->limit says which). */
+static uint32_t find_or_add(solver *s, const uint64_t *key, int *is_new)
+{
+    uint64_t h = hash_key(key, s->key_words), slot = h & s->mask, fp = h >> 32, e;
+    size_t bytes = (size_t)s->key_words * 8;
+    while ((e = s->table[slot]) != 0) {
+        uint32_t idx = (uint32_t)(e & 0xFFFFFFFFu) - 1;
+        if ((e >> 32) == fp && memcmp(&s->keys[(uint64_t)idx * s->key_words], key, bytes) == 0) {
+            *is_new = 0;
+            return idx;
+        }
+        slot = (slot + 1) & s->mask;
+    }
+    if (s->n >= s->max_states) {
+        s->limit = FCS_LIMIT_STATES;
+        return NO_PARENT;
+    }
+    if (s->n == s->alloc && !grow_store(s)) {
+        s->limit = FCS_LIMIT_MEMORY;
+        return NO_PARENT;
+    }
+    memcpy(&s->keys[(uint64_t)s->n * s->key_words], key, bytes);
+    s->table[slot] = (fp << 32) | (uint64_t)(s->n + 1);
+    *is_new = 1;
+    s->n++;
+    if ((uint64_t)s->n * 2 > s->mask && !grow_table(s)) {
+        s->limit = FCS_LIMIT_MEMORY;
+        return NO_PARENT;
+    }
+    return s->n - 1;
+}
+
+/* ---- open list -------------------------------------------------------- */
+
+/* An open-list entry: ordering key (priority << 32 | newest-first tiebreak),
+   and what it stands for: a stored position (move == NO_MOVE) or a child not
+   yet stored, reached from stored position `state` by a physical move. */
+typedef struct open_entry_s {
+    uint64_t order;
+    uint32_t state;
+    uint32_t move;
+} open_entry;
+
+#define NO_MOVE 0xFFFFFFFFu
+
+static inline uint32_t pack_physical(const fcs_move *m)
+{
+    return (uint32_t)m->src_kind | ((uint32_t)m->src << 2) | ((uint32_t)m->dst_kind << 6) |
+           ((uint32_t)m->dst << 8) | ((uint32_t)m->count << 12);
+}
+
+static inline void unpack_physical(uint32_t v, fcs_move *m)
+{
+    m->src_kind = (uint8_t)(v & 3);
+    m->src = (uint8_t)((v >> 2) & 15);
+    m->dst_kind = (uint8_t)((v >> 6) & 3);
+    m->dst = (uint8_t)((v >> 8) & 15);
+    m->count = (uint8_t)((v >> 12) & 63);
+}
+
+static int heap_push(solver *s, uint32_t priority, uint32_t state, uint32_t move)
+{
+    open_entry e, *h;
+    uint32_t i;
+    if (s->heap_n == s->heap_alloc) {
+        uint32_t alloc = s->heap_alloc ? s->heap_alloc * 2 : INITIAL_STATES;
+        if ((h = realloc(s->heap, (size_t)alloc * sizeof(open_entry))) == NULL) {
+            s->limit = FCS_LIMIT_MEMORY;
+            return 0;
+        }
+        s->heap = h;
+        s->heap_alloc = alloc;
+    }
+    e.order = ((uint64_t)priority << 32) | (uint64_t)(0xFFFFFFFFu - s->seq++);
+    e.state = state;
+    e.move = move;
+    h = s->heap;
+    for (i = s->heap_n++; i > 0 && h[(i - 1) / 2].order > e.order; i = (i - 1) / 2)
+        h[i] = h[(i - 1) / 2];
+    h[i] = e;
+    return 1;
+}
+
+static open_entry heap_pop(solver *s)
+{
+    open_entry *h = s->heap, top = h[0], last = h[--s->heap_n];
+    uint32_t i = 0, n = s->heap_n;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1].order < h[c].order)
+            c++;
+        if (h[c].order >= last.order)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (n)
+        h[i] = last;
+    return top;
+}
+
+/* ---- heuristic -------------------------------------------------------- */
+
+static int W[10] = {4, 3, 2, 4, 2, 2, 0, 0, 0, 0};
+
+static uint32_t heuristic(const solver *s, const fcs_pos *p)
+{
+    const fcs_rules *r = s->r;
+    int home = p->found[0] + p->found[1] + p->found[2] + p->found[3];
+    int blocked = 0, i, j, used = 0, empty = 0, buried = 0, breaks = 0, notwell = 0;
+    for (i = 0; i < r->columns; i++) {
+        uint8_t lowest[FCS_NUM_SUITS] = {14, 14, 14, 14};
+        int len = p->len[i], breaks_here = 0;
+        if (!len)
+            empty++;
+        for (j = 0; j < len; j++) {
+            int c = p->col[i][j], su = CARD_SUIT(c), rk = CARD_RANK(c);
+            if (lowest[su] < rk)
+                blocked++;
+            else
+                lowest[su] = (uint8_t)rk;
+            if (rk == p->found[su] + 1)
+                buried += len - 1 - j;
+            if (j && !fcs_can_build(r, p->col[i][j - 1], c))
+                breaks++;
+            if (breaks_here == 0 && j && !fcs_can_build(r, p->col[i][j - 1], c))
+                breaks_here = j;
+        }
+        if (breaks_here)
+            notwell += len - breaks_here;
+    }
+    for (i = 0; i < r->cells; i++)
+        used += p->cell[i] != 0;
+    if (used == r->cells && empty == 0)
+        buried *= 2;
+    return (uint32_t)(W[0] * (FCS_CARDS - home) + W[1] * blocked + W[2] * used +
+                      W[3] * (r->columns - empty) + W[4] * buried + W[5] * breaks + W[7] * notwell + 1000);
+}
+
+/* ---- autoplay and tokens ---------------------------------------------- */
+
+static int loc_token(char *out, int kind, int index)
+{
+    if (kind == AT_COLUMN)
+        out[0] = COLUMN_CHARS[index];
+    else if (kind == AT_CELL)
+        out[0] = CELL_CHARS[index];
+    else
+        out[0] = 'h';
+    return 1;
+}
+
+/* Standard notation for one move (see notation.py). */
+static int move_token(const fcs_pos *before, const fcs_move *m, char *out)
+{
+    int n = 0;
+    if (m->src_kind == AT_FOUNDATION) {
+        out[n++] = 'h';
+        out[n++] = SUIT_CHARS[m->src];
+    } else {
+        n += loc_token(out + n, m->src_kind, m->src);
+    }
+    n += loc_token(out + n, m->dst_kind, m->dst);
+    if (m->dst_kind == AT_COLUMN && m->src_kind == AT_COLUMN && m->count > 1 && before->len[m->dst] == 0) {
+        static const char hex[] = "0123456789abcdef";
+        out[n++] = 'v';
+        if (m->count >= 16)
+            out[n++] = hex[m->count >> 4];
+        out[n++] = hex[m->count & 15];
+    }
+    return n;
+}
+
+static void append_token(char *out, int *len, const char *tok, int n)
+{
+    if (*len)
+        out[(*len)++] = ' ';
+    memcpy(out + *len, tok, (size_t)n);
+    *len += n;
+    out[*len] = 0;
+}
+
+void fcs_autoplay(const fcs_rules *r, fcs_pos *p, char *out, int *len, int *tokens)
+{
+    int progress = 1, i;
+    while (progress) {
+        progress = 0;
+        for (i = 0; i < r->cells; i++) {
+            int c = p->cell[i];
+            if (c && p->found[CARD_SUIT(c)] + 1 == CARD_RANK(c) && fcs_safe_home(r, p->found, c)) {
+                if (out) {
+                    char tok[2] = {CELL_CHARS[i], 'h'};
+                    append_token(out, len, tok, 2);
+                    (*tokens)++;
+                }
+                p->cell[i] = 0;
+                p->found[CARD_SUIT(c)]++;
+                progress = 1;
+            }
+        }
+        for (i = 0; i < r->columns; i++) {
+            int c = p->len[i] ? p->col[i][p->len[i] - 1] : 0;
+            if (c && p->found[CARD_SUIT(c)] + 1 == CARD_RANK(c) && fcs_safe_home(r, p->found, c)) {
+                if (out) {
+                    char tok[2] = {COLUMN_CHARS[i], 'h'};
+                    append_token(out, len, tok, 2);
+                    (*tokens)++;
+                }
+                p->len[i]--;
+                p->found[CARD_SUIT(c)]++;
+                progress = 1;
+            }
+        }
+    }
+}
+
+/* Single-card moves one sequence move of n cards stands for, moving through
+   the free cells and then halving through empty columns; moves beyond that
+   capacity (unlimited sequence moves) count one per card. */
+static int atomic_count(int n, int cells, int empties)
+{
+    int half;
+    if (n <= cells + 1)
+        return 2 * n - 1;
+    if (empties <= 0)
+        return n;
+    half = (cells + 1) << (empties - 1);
+    if (n - half > half)
+        return n;
+    return 2 * atomic_count(n - half, cells, empties - 1) + atomic_count(half, cells, empties - 1);
+}
+
+/* Replay the path of packed moves from the start on the real (physical)
+   layout, writing every move and every autoplayed card as a token. */
+static int emit_solution(solver *s, const fcs_packed_move *path, int steps, fcs_result *res)
+{
+    const fcs_rules *r = s->r;
+    fcs_pos p = s->start;
+    size_t cap = (size_t)(steps + FCS_CARDS * 2 + 8) * SOLUTION_TOKEN_MAX;
+    char *out = malloc(cap), tok[SOLUTION_TOKEN_MAX];
+    int len = 0, tokens = 0, atomic = 0, i;
+    if (!out)
+        return 0;
+    out[0] = 0;
+    fcs_autoplay(r, &p, out, &len, &tokens);
+    atomic += tokens;
+    for (i = 0; i < steps; i++) {
+        fcs_move m;
+        int before = tokens, n;
+        if (!fcs_unpack(r, &p, path[i], &m)) {
+            free(out);
+            return 0;
+        }
+        n = move_token(&p, &m, tok);
+        if (m.count > 1) {
+            int dest_empty = p.len[m.dst] == 0;
+            int empties = r->empty_fill == FILL_ANY ? fcs_empty_columns(r, &p) - dest_empty : 0;
+            atomic += atomic_count(m.count, fcs_empty_cells(r, &p), empties);
+        } else {
+            atomic++;
+        }
+        append_token(out, &len, tok, n);
+        tokens++;
+        fcs_apply(&p, &m);
+        fcs_autoplay(r, &p, out, &len, &tokens);
+        atomic += tokens - before - 1;
+    }
+    if (!fcs_is_won(&p)) {
+        free(out);
+        return 0;
+    }
+    res->solution = out;
+    res->moves = tokens;
+    res->atomic_moves = atomic;
+    return 1;
+}
+
+/* ---- the search -------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Collect the moves from the root to `last`, then `final_move` (if any). */
+static void finish_solved(solver *s, uint32_t last, const fcs_packed_move *final_move, fcs_result *res)
+{
+    int steps = final_move ? 1 : 0, i;
+    uint32_t v;
+    fcs_packed_move *path;
+    for (v = last; v != NO_PARENT && s->parent[v] != NO_PARENT; v = s->parent[v])
+        steps++;
+    path = malloc(sizeof(fcs_packed_move) * (size_t)(steps + 1));
+    if (!path) {
+        res->status = FCS_UNKNOWN;
+        res->limit = FCS_LIMIT_MEMORY;
+        return;
+    }
+    i = steps - 1;
+    if (final_move)
+        path[i--] = *final_move;
+    for (v = last; v != NO_PARENT && s->parent[v] != NO_PARENT; v = s->parent[v])
+        path[i--] = s->move[v];
+    if (emit_solution(s, path, steps, res)) {
+        res->status = FCS_SOLVED;
+    } else {
+        res->status = FCS_UNKNOWN;
+        res->limit = FCS_LIMIT_MEMORY;
+    }
+    free(path);
+}
+
+static void reset_store(solver *s)
+{
+    s->n = 0;
+    s->heap_n = 0;
+    s->seq = 0;
+    memset(s->table, 0, (size_t)(s->mask + 1) * sizeof(uint64_t));
+}
+
+static void record(solver *s, uint32_t idx, uint32_t parent, const fcs_pos *before, const fcs_move *m)
+{
+    s->parent[idx] = parent;
+    s->move[idx] = parent == NO_PARENT ? 0 : fcs_pack(before, m);
+    s->depth[idx] = parent == NO_PARENT ? 0 : (uint16_t)(s->depth[parent] + 1);
+}
+
+static int is_noop(const fcs_pos *p, const fcs_move *m)
+{
+    /* A whole column into an empty one changes nothing but order. */
+    return m->src_kind == AT_COLUMN && m->dst_kind == AT_COLUMN && p->len[m->dst] == 0 &&
+           m->count == p->len[m->src];
+}
+
+enum { PHASE_DONE, PHASE_GAVE_UP };
+
+/* Fast phase: greedy best-first where children are scored but stored only
+   when taken from the open list, so a typical deal stores about as many
+   positions as its solution is long.  Gives up after `budget` positions. */
+static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double deadline, fcs_result *res)
+{
+    const fcs_rules *r = s->r;
+    fcs_move moves[FCS_MAX_MOVES];
+    uint64_t key[KEY_WORDS_MAX + 1];
+    fcs_pos parent_pos, p, child;
+    uint32_t cached = NO_PARENT, pops = 0;
+    int i, n, is_new;
+
+    if (!heap_push(s, 0, NO_PARENT, NO_MOVE))
+        return PHASE_DONE;
+    while (s->heap_n) {
+        open_entry e = heap_pop(s);
+        fcs_move m = {0, 0, 0, 0, 0};
+        uint32_t idx;
+        if (deadline && (++pops % TIME_CHECK_EVERY) == 0 && now_s() > deadline) {
+            s->limit = FCS_LIMIT_TIME;
+            return PHASE_DONE;
+        }
+        if (e.move == NO_MOVE) {
+            p = *root;
+        } else {
+            if (cached != e.state) {
+                decode(s, &s->keys[(uint64_t)e.state * s->key_words], &parent_pos);
+                cached = e.state;
+            }
+            unpack_physical(e.move, &m);
+            p = parent_pos;
+            fcs_apply(&p, &m);
+            fcs_autoplay(r, &p, NULL, NULL, NULL);
+        }
+        encode(s, &p, key);
+        idx = find_or_add(s, key, &is_new);
+        if (idx == NO_PARENT)
+            return PHASE_DONE;
+        if (!is_new)
+            continue;
+        record(s, idx, e.move == NO_MOVE ? NO_PARENT : e.state, &parent_pos, &m);
+        if (s->n >= budget)
+            return PHASE_GAVE_UP;
+        /* Children's moves name columns and cells of the decoded layout, the
+           one this position has whenever it is decoded again. */
+        decode(s, key, &p);
+        parent_pos = p;
+        cached = idx;
+        s->expanded++;
+        n = fcs_legal_moves(r, &p, 0, moves);
+        for (i = 0; i < n; i++) {
+            if (is_noop(&p, &moves[i]))
+                continue;
+            child = p;
+            fcs_apply(&child, &moves[i]);
+            fcs_autoplay(r, &child, NULL, NULL, NULL);
+            if (fcs_is_won(&child)) {
+                fcs_packed_move last = fcs_pack(&p, &moves[i]);
+                finish_solved(s, idx, &last, res);
+                return PHASE_DONE;
+            }
+            if (!heap_push(s, heuristic(s, &child) + (uint32_t)(W[6] * (s->depth[idx] + 1)), idx,
+                           pack_physical(&moves[i])))
+                return PHASE_DONE;
+        }
+    }
+    res->status = FCS_UNSOLVABLE;
+    return PHASE_DONE;
+}
+
+/* Complete phase: every child is stored as it is generated (exact duplicate
+   detection), and the open list is worked in heuristic order until a
+   solution turns up or no position is left, which proves unsolvability. */
+static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_result *res)
+{
+    const fcs_rules *r = s->r;
+    fcs_move moves[FCS_MAX_MOVES];
+    uint64_t key[KEY_WORDS_MAX + 1];
+    fcs_pos p, child;
+    int i, n, is_new;
+    uint32_t idx;
+
+    encode(s, root, key);
+    idx = find_or_add(s, key, &is_new);
+    if (idx == NO_PARENT)
+        return;
+    record(s, idx, NO_PARENT, NULL, NULL);
+    if (!heap_push(s, 0, idx, NO_MOVE))
+        return;
+    while (s->heap_n) {
+        uint32_t cur = heap_pop(s).state;
+        if (deadline && (s->expanded % TIME_CHECK_EVERY) == 0 && now_s() > deadline) {
+            s->limit = FCS_LIMIT_TIME;
+            return;
+        }
+        s->expanded++;
+        decode(s, &s->keys[(uint64_t)cur * s->key_words], &p);
+        n = fcs_legal_moves(r, &p, 0, moves);
+        for (i = 0; i < n; i++) {
+            uint32_t c;
+            if (is_noop(&p, &moves[i]))
+                continue;
+            child = p;
+            fcs_apply(&child, &moves[i]);
+            fcs_autoplay(r, &child, NULL, NULL, NULL);
+            if (fcs_is_won(&child)) {
+                fcs_packed_move last = fcs_pack(&p, &moves[i]);
+                finish_solved(s, cur, &last, res);
+                return;
+            }
+            encode(s, &child, key);
+            c = find_or_add(s, key, &is_new);
+            if (c == NO_PARENT)
+                return;
+            if (is_new) {
+                record(s, c, cur, &p, &moves[i]);
+                if (!heap_push(s, heuristic(s, &child) + (uint32_t)(W[6] * s->depth[c]), c, NO_MOVE))
+                    return;
+            } else if (s->depth[cur] + 1 < s->depth[c]) {
+                /* A shorter way to a known position: keep it for the path.
+                   Depths only fall and a parent is always shallower than its
+                   child, so parent links can never form a cycle. */
+                record(s, c, cur, &p, &moves[i]);
+            }
+        }
+    }
+    res->status = FCS_UNSOLVABLE;
+}
+
+void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, fcs_result *res)
+{
+    solver s;
+    fcs_pos root;
+    double deadline = lim->timeout_s > 0 ? now_s() + lim->timeout_s : 0;
+    uint32_t budget;
+    int i;
+
+    memset(res, 0, sizeof(*res));
+    memset(&s, 0, sizeof(s));
+    {
+        const char *w = getenv("FCS_W");
+        if (w)
+            sscanf(w, "%d,%d,%d,%d,%d,%d,%d,%d", &W[0], &W[1], &W[2], &W[3], &W[4], &W[5], &W[6], &W[7]);
+    }
+    s.r = r;
+    s.start = *start;
+    s.max_states = lim->max_states > 0xFFFFFFF0u ? 0xFFFFFFF0u : (uint32_t)lim->max_states;
+    if (s.max_states < 1)
+        s.max_states = 1;
+    s.key_words = key_words_for(r, start, &s.k_bits, &s.chain_bits);
+    memset(s.origin_of, -1, sizeof(s.origin_of));
+    for (i = 0; i < r->columns; i++)
+        if (start->len[i])
+            s.origin_of[start->col[i][0]] = (int8_t)i;
+
+    res->status = FCS_UNKNOWN;
+    root = *start;
+    fcs_autoplay(r, &root, NULL, NULL, NULL);
+    if (fcs_is_won(&root)) {
+        finish_solved(&s, NO_PARENT, NULL, res);
+        goto done;
+    }
+    if (!grow_table(&s)) {
+        s.limit = FCS_LIMIT_MEMORY;
+        goto done;
+    }
+    budget = s.max_states < QUICK_BUDGET ? s.max_states : QUICK_BUDGET;
+    if (quick_search(&s, &root, budget, deadline, res) == PHASE_GAVE_UP) {
+        uint64_t quick_expanded = s.expanded;
+        reset_store(&s);
+        full_search(&s, &root, deadline, res);
+        s.expanded += quick_expanded;
+    }
+done:
+    if (res->status == FCS_UNKNOWN)
+        res->limit = s.limit ? s.limit : FCS_LIMIT_MEMORY;
+    res->states = s.n;
+    res->expanded = s.expanded;
+    free(s.keys);
+    free(s.parent);
+    free(s.move);
+    free(s.depth);
+    free(s.table);
+    free(s.heap);
+}

@@ -1,0 +1,36 @@
+/* The solver: best-first search over canonical positions with exact
+   duplicate detection; exhausting it proves a deal unsolvable. */
+#ifndef FCS_SEARCH_H
+#define FCS_SEARCH_H
+
+#include "position.h"
+
+enum { FCS_SOLVED = 0, FCS_UNSOLVABLE = 1, FCS_UNKNOWN = 2 };
+enum { FCS_LIMIT_NONE = 0, FCS_LIMIT_STATES = 1, FCS_LIMIT_TIME = 2, FCS_LIMIT_MEMORY = 3 };
+
+typedef struct {
+    uint64_t max_states;
+    double timeout_s; /* <= 0: none */
+} fcs_limits;
+
+typedef struct {
+    int status;
+    int limit;
+    uint64_t states;
+    uint64_t expanded;
+    int moves;        /* tokens in the solution */
+    int atomic_moves; /* single-card moves they expand to */
+    char *solution;   /* malloc'd, space-separated tokens; NULL unless solved */
+} fcs_result;
+
+/* Bytes one stored position costs (key, parent, move, depth, hash slot). */
+int fcs_bytes_per_state(const fcs_rules *r, const fcs_pos *start);
+/* Solve from `start` (as dealt: safe autoplay is applied, and written into
+   the solution, by the solver).  Keeps no global state; safe to run from
+   several threads at once. */
+void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, fcs_result *res);
+/* Send safe cards home.  When `out` is given, append their tokens there
+   (space-separated, `*len` updated) and count them in `*tokens`. */
+void fcs_autoplay(const fcs_rules *r, fcs_pos *p, char *out, int *len, int *tokens);
+
+#endif
