@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TextIO
 
 import click
 
 from . import __version__
 from .cards import card_text
 from .deals import DealError, check_deal_number, deal as make_deal
+from .engine import validate
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
 
 EXIT_BAD_INPUT = 2
@@ -110,6 +111,42 @@ def deal(number: int, fmt: str, **opts: Any) -> None:
         click.echo("Freecells: " + " ".join("-" if c is None else card_text(c) for c in layout.cells))
     for line in layout.text_columns():
         click.echo(line)
+
+
+#: Exit status of ``check`` when the solution does not win.
+EXIT_INVALID = 1
+
+
+@cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
+@click.argument("number", type=DEAL)
+@click.argument("tokens", nargs=-1, metavar="[SOLUTION]...")
+@click.option("--solution-file", type=click.File("r"), default=None, metavar="FILE",
+              help="Read the solution from FILE ('-' reads standard input).")
+@rule_options
+@click.pass_context
+def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_file: Optional[TextIO],
+          **opts: Any) -> None:
+    """Replay a solution to deal NUMBER and say whether it wins.
+
+    The solution is move tokens (source then destination: columns 1-9 and 0,
+    free cells a-g, k-m, h for the foundations, e.g. 3a a5 7h 36v3 hS3) given
+    as arguments or in a file, separated by spaces, newlines or commas.
+    Nothing goes home by itself: every foundation move must be written.
+    Prints "valid: N moves" (exit 0) or "invalid: move K (TOKEN): WHY" (exit 1).
+
+    \b
+    Examples:
+      fcsurvey check 164 --solution-file 164.sol
+      fcsurvey check 1 --variant bakers-game --solution-file - < 1.sol
+      fcsurvey check 164 17 15 17 1h 12
+    """
+    if tokens and solution_file is not None:
+        raise click.UsageError("give the solution as arguments or with --solution-file, not both")
+    rules = rules_from(opts)
+    solution = solution_file.read() if solution_file is not None else " ".join(tokens)
+    result = validate(make_deal(number, rules), rules, solution)
+    click.echo(result.verdict())
+    ctx.exit(0 if result.ok else EXIT_INVALID)
 
 
 def main(argv: Optional[list] = None) -> None:
