@@ -309,6 +309,22 @@ def autoplay(pos: Position, rules: Rules) -> tuple[Position, list[Move]]:
         made.append(move)
 
 
+def walk(start: Union[Deal, Position], rules: Rules,
+         solution: Union[str, Sequence[str]]) -> Iterator[tuple[str, Position]]:
+    """Yield each token of a solution with the position after it.
+
+    Raises NotationError or IllegalMove at the first token that does not
+    apply; :func:`replay` turns that into a report.
+    """
+    from .notation import parse_solution, token_to_move  # notation builds on this module
+
+    pos = start if isinstance(start, Position) else Position.from_deal(start)
+    tokens = parse_solution(solution) if isinstance(solution, str) else list(solution)
+    for token in tokens:
+        pos = apply(pos, token_to_move(token, pos, rules), rules)
+        yield token, pos
+
+
 def replay(start: Union[Deal, Position], rules: Rules, solution: Union[str, Sequence[str]]) -> ReplayResult:
     """Apply a solution in the move notation of :mod:`fcsurvey.notation` token by
     token, stopping at the first malformed or illegal token.
@@ -316,15 +332,16 @@ def replay(start: Union[Deal, Position], rules: Rules, solution: Union[str, Sequ
     Nothing moves unless a token says so: a solution that relies on cards
     going home by themselves fails here.
     """
-    from .notation import NotationError, parse_solution, token_to_move  # notation builds on this module
+    from .notation import NotationError, parse_solution  # notation builds on this module
 
     pos = start if isinstance(start, Position) else Position.from_deal(start)
     tokens = parse_solution(solution) if isinstance(solution, str) else list(solution)
-    for index, token in enumerate(tokens):
-        try:
-            pos = apply(pos, token_to_move(token, pos, rules), rules)
-        except (NotationError, IllegalMove) as exc:
-            return ReplayResult(False, index, pos, pos.is_won, index, token, str(exc))
+    index = 0
+    try:
+        for index, (_, pos) in enumerate(walk(pos, rules, tokens), start=1):
+            pass
+    except (NotationError, IllegalMove) as exc:
+        return ReplayResult(False, index, pos, pos.is_won, index, tokens[index], str(exc))
     return ReplayResult(True, len(tokens), pos, pos.is_won)
 
 

@@ -2,24 +2,37 @@
 
 ``solve`` deals a number (or takes a board), runs the compiled search with the
 GIL released, and returns a :class:`Result`.  Verdicts are proofs: ``solved``
-carries a solution the pure-Python engine replays, ``unsolvable`` means the
-complete move graph was exhausted, anything else is ``unknown`` with the limit
-that fired.
+carries a solution the pure-Python engine replays, ``unsolvable`` means every
+reachable position was visited with exact duplicate detection, anything else
+is ``unknown`` with the limit that fired.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Optional, Tuple, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 from ._core import _fccore
 from .deals import Deal, deal as make_deal
+from .engine import Position
+from .notation import parse_board
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules
 
 SOLVED, UNSOLVABLE, UNKNOWN = "solved", "unsolvable", "unknown"
+STATUSES = (SOLVED, UNSOLVABLE, UNKNOWN)
 
-#: Positions one solve may store; sized so one solve stays well under 1 GiB.
-DEFAULT_MAX_STATES = 20_000_000
+#: Positions one solve may store.  A stored position costs at most about
+#: 80 bytes (32-byte key, parent link, move, depth, hash slots, open-list
+#: entry), and arrays grow by doubling, so 6 million stays under 1 GiB.
+DEFAULT_MAX_STATES = 6_000_000
+
+#: The search keeps room for 13 cards built on a column's dealt cards.
+MAX_DEALT_COLUMN = 19
+
+
+class SolverError(ValueError):
+    """A board or limit the solver cannot take."""
 
 
 @dataclass(frozen=True)
@@ -29,10 +42,23 @@ class Limits:
     max_states: int = DEFAULT_MAX_STATES
     timeout: Optional[float] = None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.max_states, int) or self.max_states < 1:
+            raise SolverError(f"max_states must be a positive integer, got {self.max_states!r}")
+        if self.timeout is not None and not self.timeout > 0:
+            raise SolverError(f"timeout must be positive seconds, got {self.timeout!r}")
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dataclasses.asdict(self)
+
 
 @dataclass(frozen=True)
 class Result:
-    """The verdict for one deal or board."""
+    """The verdict for one deal or board.
+
+    ``moves`` counts solution tokens (a sequence move is one);
+    ``atomic_moves`` counts the single-card moves they stand for.
+    """
 
     status: str
     solution: Optional[str]
@@ -43,6 +69,9 @@ class Result:
     elapsed_s: float
     limit: Optional[str] = None
 
+    def to_dict(self) -> Dict[str, Any]:
+        return dataclasses.asdict(self)
+
 
 def core_rules(rules: Rules) -> Tuple[int, int, int, int, int, int]:
     """The rule set as the C core's 6-tuple of ints (order of rules.py's tuples)."""
@@ -51,7 +80,11 @@ def core_rules(rules: Rules) -> Tuple[int, int, int, int, int, int]:
             int(rules.foundation_return))
 
 
-def _run(rules: Rules, columns, cells, foundations, limits: Limits) -> Result:
+def _run(rules: Rules, columns: Sequence[Sequence[int]], cells: Sequence[Optional[int]],
+         foundations: Sequence[int], limits: Limits) -> Result:
+    longest = max((len(c) for c in columns), default=0)
+    if longest > MAX_DEALT_COLUMN:
+        raise SolverError(f"a column holds {longest} cards; the solver takes at most {MAX_DEALT_COLUMN}")
     raw = _fccore.solve(core_rules(rules), columns, cells, foundations,
                         limits.max_states, limits.timeout or 0.0)
     return Result(**raw)
@@ -61,3 +94,14 @@ def solve(deal: Union[int, Deal], rules: Rules = PRESETS["freecell"], limits: Li
     """Solve a deal number (dealt under ``rules``) or an already dealt layout."""
     layout = deal if isinstance(deal, Deal) else make_deal(deal, rules)
     return _run(rules, layout.columns, layout.cells, (0, 0, 0, 0), limits)
+
+
+def solve_position(position: Position, rules: Rules = PRESETS["freecell"],
+                   limits: Limits = Limits()) -> Result:
+    """Solve from any position; the solution starts from it as given."""
+    return _run(rules, position.columns, position.cells, position.foundations, limits)
+
+
+def solve_board(text: str, rules: Rules = PRESETS["freecell"], limits: Limits = Limits()) -> Result:
+    """Solve a position given as fc-solve/PySol board text (see notation.py)."""
+    return solve_position(parse_board(text, rules), rules, limits)

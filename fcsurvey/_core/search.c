@@ -421,13 +421,14 @@ static open_entry heap_pop(solver *s)
 
 /* ---- heuristic -------------------------------------------------------- */
 
-static int W[10] = {4, 3, 2, 4, 2, 2, 0, 0, 0, 0};
+static int W[10] = {2, 3, 6, 7, 3, 3, 2, 1, 1, 0};
 
 static uint32_t heuristic(const solver *s, const fcs_pos *p)
 {
     const fcs_rules *r = s->r;
     int home = p->found[0] + p->found[1] + p->found[2] + p->found[3];
-    int blocked = 0, i, j, used = 0, empty = 0, buried = 0, breaks = 0, notwell = 0;
+    int blocked = 0, i, j, used = 0, empty = 0, buried = 0, breaks = 0, notwell = 0, buried2 = 0;
+    int nb[4] = {99, 99, 99, 99};
     for (i = 0; i < r->columns; i++) {
         uint8_t lowest[FCS_NUM_SUITS] = {14, 14, 14, 14};
         int len = p->len[i], breaks_here = 0;
@@ -439,8 +440,10 @@ static uint32_t heuristic(const solver *s, const fcs_pos *p)
                 blocked++;
             else
                 lowest[su] = (uint8_t)rk;
-            if (rk == p->found[su] + 1)
+            if (rk == p->found[su] + 1) {
                 buried += len - 1 - j;
+                nb[su] = len - 1 - j;
+            }
             if (j && !fcs_can_build(r, p->col[i][j - 1], c))
                 breaks++;
             if (breaks_here == 0 && j && !fcs_can_build(r, p->col[i][j - 1], c))
@@ -453,8 +456,13 @@ static uint32_t heuristic(const solver *s, const fcs_pos *p)
         used += p->cell[i] != 0;
     if (used == r->cells && empty == 0)
         buried *= 2;
+    {
+        int mb = 99, t;
+        for (t = 0; t < 4; t++) if (nb[t] < mb) mb = nb[t];
+        buried2 = mb == 99 ? 0 : mb;
+    }
     return (uint32_t)(W[0] * (FCS_CARDS - home) + W[1] * blocked + W[2] * used +
-                      W[3] * (r->columns - empty) + W[4] * buried + W[5] * breaks + W[7] * notwell + 1000);
+                      W[3] * (r->columns - empty) + W[4] * buried + W[5] * breaks + W[7] * notwell + W[8] * used * used + W[9] * buried2 + 1000);
 }
 
 /* ---- autoplay and tokens ---------------------------------------------- */
@@ -798,7 +806,7 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
     {
         const char *w = getenv("FCS_W");
         if (w)
-            sscanf(w, "%d,%d,%d,%d,%d,%d,%d,%d", &W[0], &W[1], &W[2], &W[3], &W[4], &W[5], &W[6], &W[7]);
+            sscanf(w, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", &W[0], &W[1], &W[2], &W[3], &W[4], &W[5], &W[6], &W[7], &W[8], &W[9]);
     }
     s.r = r;
     s.start = *start;

@@ -1,0 +1,200 @@
+"""The C solver: verdicts against published results, solutions replayed by
+the pure-Python engine, and the C move generator and autoplay rule held equal
+to the reference engine."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fcsurvey import engine
+from fcsurvey._core import _fccore
+from fcsurvey.deals import deal
+from fcsurvey.engine import CELL, COLUMN, Position, legal_moves, validate
+from fcsurvey.notation import format_board
+from fcsurvey.rules import PRESETS, preset
+from fcsurvey.solver import (SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError, core_rules, solve,
+                             solve_board, solve_position)
+
+UNSOLVABLE_4_CELLS = [11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948]
+UNSOLVABLE_3_CELLS_TO_1000 = [169, 178, 285, 454, 575, 598, 617, 657, 775, 829, 988]
+SOLVABLE_0_CELLS_TO_1000 = [164, 892]
+KIND = {COLUMN: 0, CELL: 1, engine.FOUNDATION: 2}
+
+
+def assert_replays(number, rules, result):
+    """The solution wins when the pure-Python engine replays it."""
+    assert result.status == SOLVED, (number, result)
+    check = validate(deal(number, rules), rules, result.solution)
+    assert check.ok and check.won, (number, check.why, check.error_token)
+    assert check.moves == result.moves
+
+
+def survey(numbers, rules, limits=Limits()):
+    return {n: solve(n, rules, limits) for n in numbers}
+
+
+def test_first_thousand_deals_all_solve_and_replay():
+    rules = PRESETS["freecell"]
+    for number, result in survey(range(1, 1001), rules).items():
+        assert_replays(number, rules, result)
+
+
+@pytest.mark.parametrize("number", UNSOLVABLE_4_CELLS)
+def test_the_eight_unsolvable_deals_below_a_million(number):
+    result = solve(number)
+    assert result.status == UNSOLVABLE
+    assert result.solution is None
+    assert result.elapsed_s < 5
+
+
+def test_three_cells_first_thousand_deals():
+    rules = preset("freecell", cells=3)
+    results = survey(range(1, 1001), rules)
+    assert [n for n, r in results.items() if r.status == UNSOLVABLE] == UNSOLVABLE_3_CELLS_TO_1000
+    for number, result in results.items():
+        if result.status != UNSOLVABLE:
+            assert_replays(number, rules, result)
+
+
+def test_no_cells_first_thousand_deals():
+    rules = preset("freecell", cells=0)
+    results = survey(range(1, 1001), rules)
+    assert [n for n, r in results.items() if r.status == SOLVED] == SOLVABLE_0_CELLS_TO_1000
+    assert all(r.status == UNSOLVABLE for n, r in results.items() if n not in SOLVABLE_0_CELLS_TO_1000)
+    for number in SOLVABLE_0_CELLS_TO_1000:
+        assert_replays(number, rules, results[number])
+
+
+@pytest.mark.parametrize("number", [14720822, 647519280])
+def test_five_cells_unsolvable_six_solvable(number):
+    assert solve(number, preset("freecell", cells=5)).status == UNSOLVABLE
+    six = preset("freecell", cells=6)
+    assert_replays(number, six, solve(number, six))
+
+
+def test_relaxed_freecell_solves_11982_but_single_cards_do_not():
+    relaxed = PRESETS["relaxed-freecell"]
+    assert_replays(11982, relaxed, solve(11982, relaxed))
+    assert solve(11982, preset("freecell", sequence="single")).status == UNSOLVABLE
+
+
+@pytest.mark.parametrize("variant", ["bakers-game", "eight-off", "seahaven-towers", "forecell"])
+def test_variants_first_two_hundred_decided_and_replayed(variant):
+    rules = PRESETS[variant]
+    for number, result in survey(range(1, 201), rules).items():
+        assert result.status != UNKNOWN, (number, result)
+        if result.status == SOLVED:
+            assert_replays(number, rules, result)
+
+
+def test_foundation_return_solutions_replay():
+    rules = preset("freecell", foundation_return=True)
+    for number, result in survey(range(1, 31), rules).items():
+        assert_replays(number, rules, result)
+
+
+def test_limits_give_unknown_naming_the_limit():
+    states = solve(11982, limits=Limits(max_states=1000))
+    assert (states.status, states.limit, states.solution) == (UNKNOWN, "states", None)
+    timed = solve(883, preset("freecell", cells=0), Limits(timeout=0.01))
+    assert (timed.status, timed.limit) == (UNKNOWN, "time")
+
+
+def test_bad_limits_are_refused():
+    with pytest.raises(SolverError):
+        Limits(max_states=0)
+    with pytest.raises(SolverError):
+        Limits(timeout=-1)
+
+
+def test_board_text_and_position_solve_like_the_deal():
+    rules = PRESETS["freecell"]
+    start = Position.from_deal(deal(5, rules))
+    result = solve_board(format_board(start, rules), rules)
+    assert result.solution == solve_position(start, rules).solution == solve(5, rules).solution
+    check = validate(start, rules, result.solution)
+    assert check.ok and check.won
+
+
+def test_solving_from_a_position_part_way():
+    rules = PRESETS["freecell"]
+    first = solve(7, rules)
+    tokens = first.solution.split()
+    middle = Position.from_deal(deal(7, rules))
+    for _, middle in engine.walk(middle, rules, tokens[:20]):
+        pass
+    rest = solve_position(middle, rules)
+    check = validate(middle, rules, rest.solution)
+    assert check.ok and check.won
+
+
+def test_threads_solve_at_once_with_the_same_results():
+    numbers = list(range(1, 41))
+    expected = {n: solve(n).solution for n in numbers}
+    found = {}
+
+    def work(part):
+        for n in part:
+            found[n] = solve(n).solution
+
+    threads = [threading.Thread(target=work, args=(numbers[i::2],)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert found == expected
+
+
+# ---- the C core against the reference engine -----------------------------
+
+def normalized(moves, pos):
+    """Moves as comparable tuples: which empty cell or empty column a move
+    goes to does not matter (the C core always takes the first)."""
+    out = set()
+    for src_kind, src, dst_kind, dst, count in moves:
+        if dst_kind == KIND[CELL]:
+            dst = None
+        elif dst_kind == KIND[COLUMN] and not pos.columns[dst]:
+            dst = "empty"
+        out.add((src_kind, src, dst_kind, dst, count))
+    return out
+
+
+def engine_moves(pos, rules, single_only):
+    return [(KIND[m.source.kind], m.source.index, KIND[m.dest.kind], m.dest.index, m.count)
+            for m in legal_moves(pos, rules, single_only=single_only)]
+
+
+def core_moves(pos, rules, single_only):
+    return _fccore.legal_moves(core_rules(rules), pos.columns, pos.cells, pos.foundations, single_only)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(sorted(PRESETS)), foundation_return=st.booleans(),
+       number=st.integers(1, 8_589_934_591), steps=st.integers(0, 80), data=st.data())
+def test_core_moves_equal_the_engine_moves(variant, foundation_return, number, steps, data):
+    rules = preset(variant, foundation_return=foundation_return)
+    pos = Position.from_deal(deal(number, rules))
+    for _ in range(steps):
+        for single_only in (True, False):
+            assert normalized(core_moves(pos, rules, single_only), pos) == \
+                normalized(engine_moves(pos, rules, single_only), pos)
+        moves = legal_moves(pos, rules)
+        if not moves:
+            break
+        pos = engine.apply(pos, moves[data.draw(st.integers(0, len(moves) - 1))], rules)
+
+
+@given(variant=st.sampled_from(sorted(PRESETS)), foundation_return=st.booleans(),
+       foundations=st.lists(st.integers(0, 12), min_size=4, max_size=4), suit=st.integers(0, 3))
+def test_core_autoplay_rule_equals_the_engine(variant, foundation_return, foundations, suit):
+    rules = preset(variant, foundation_return=foundation_return)
+    card = foundations[suit] * 4 + suit
+    pos = Position(columns=((card,),) + ((),) * (rules.columns - 1), cells=(None,) * rules.cells,
+                   foundations=tuple(foundations))
+    assert _fccore.safe_home(core_rules(rules), foundations, card) == \
+        engine.is_safe_autoplay(pos, rules, card)
