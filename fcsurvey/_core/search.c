@@ -8,7 +8,6 @@
    position has been seen, which proves the deal unsolvable. */
 #include "search.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,8 +17,6 @@
 #define TIME_CHECK_EVERY 256
 #define INITIAL_STATES 4096
 #define SOLUTION_TOKEN_MAX 8
-/* Positions the fast phase may store before the complete phase takes over. */
-#define QUICK_BUDGET 20000
 
 static const char COLUMN_CHARS[] = "1234567890";
 static const char CELL_CHARS[] = "abcdefgklm";
@@ -47,6 +44,9 @@ typedef struct {
 
     int limit;
     uint64_t expanded;
+    int home_mode;          /* autoplay rule of the running phase */
+    const struct weights_s *w;
+    uint64_t stored_before; /* positions stored by earlier phases */
 } solver;
 
 /* ---- canonical keys -------------------------------------------------- */
@@ -119,7 +119,9 @@ static inline uint8_t chain_card(const solver *s, int below, unsigned choice)
    is determined by the position's content, never its column or cell order,
    and the position can be rebuilt from the key, so equal keys mean equal
    positions. */
-static void encode(const solver *s, const fcs_pos *p, uint64_t *key)
+/* Write p's key; when `canon` is given, also write p in the column and cell
+   order decode() would give, so moves named by index stay valid for it. */
+static void encode(const solver *s, const fcs_pos *p, uint64_t *key, fcs_pos *canon)
 {
     const fcs_rules *r = s->r;
     int anchored_col[FCS_MAX_COLS], anchored_k[FCS_MAX_COLS], others[FCS_MAX_COLS];
@@ -183,6 +185,22 @@ static void encode(const solver *s, const fcs_pos *p, uint64_t *key)
     put_bits(&b, (unsigned)n_cells, 4);
     for (i = 0; i < n_cells; i++)
         put_bits(&b, cells[i], 6);
+    if (canon) {
+        int slot = 0, order[FCS_MAX_COLS];
+        memset(canon->len, 0, sizeof(canon->len));
+        memset(canon->cell, 0, sizeof(canon->cell));
+        memcpy(canon->found, p->found, sizeof(canon->found));
+        for (o = 0; o < r->columns; o++)
+            if (anchored_col[o] >= 0)
+                order[slot++] = anchored_col[o];
+        for (i = 0; i < n_others; i++)
+            order[slot++] = others[i];
+        for (i = 0; i < slot; i++) {
+            canon->len[i] = p->len[order[i]];
+            memcpy(canon->col[i], p->col[order[i]], canon->len[i]);
+        }
+        memcpy(canon->cell, cells, (size_t)n_cells);
+    }
 }
 
 static void decode(const solver *s, const uint64_t *stored, fcs_pos *p)
@@ -421,48 +439,84 @@ static open_entry heap_pop(solver *s)
 
 /* ---- heuristic -------------------------------------------------------- */
 
-static int W[10] = {2, 3, 6, 7, 3, 3, 2, 1, 1, 0};
+/* Heuristic weights (see heuristic() below).  Two sets, tuned on deals
+   1-3000 and the variants' deals 1-200: one fast on FreeCell, one that gets
+   through the deals the first misleads; the fast phase tries both. */
+typedef struct weights_s {
+    int not_home;     /* each card not on a foundation */
+    int blocked;      /* each card above a lower card of its suit */
+    int broken;       /* each card not built on the card below */
+    int not_well;     /* each card above a column's first such break */
+    int column;       /* each non-empty column */
+    int cell;         /* each occupied free cell ... */
+    int cell_squared; /* ... and the square of their number */
+    int buried;       /* each card above a card a foundation needs next */
+    int depth;        /* each move made: favours short solutions */
+} weights;
+
+static const weights FAST_WEIGHTS = {2, 4, 4, 0, 8, 5, 1, 2, 3};
+static const weights STEADY_WEIGHTS = {2, 3, 3, 1, 7, 6, 1, 3, 2};
+
+/* The heuristic (lower is better) is a sum of per-column terms and a few
+   global ones, so the fast phase can rescore a child by redoing only the
+   columns a move touched.  Per column: cards lying above a lower card of
+   their own suit (each must move off before that card goes home), cards not
+   built on the card below, and being non-empty.  Buried: cards above the next
+   card each suit needs. */
+static inline int column_shape(const fcs_rules *r, const weights *w, const uint8_t *col, int len)
+{
+    uint8_t lowest[FCS_NUM_SUITS] = {14, 14, 14, 14};
+    int blocked = 0, breaks = 0, first_break = 0, j;
+    if (!len)
+        return 0;
+    for (j = 0; j < len; j++) {
+        int c = col[j], su = CARD_SUIT(c), rk = CARD_RANK(c);
+        if (lowest[su] < rk)
+            blocked++;
+        else
+            lowest[su] = (uint8_t)rk;
+        if (j && !fcs_can_build(r, col[j - 1], c)) {
+            breaks++;
+            if (!first_break)
+                first_break = j;
+        }
+    }
+    return w->blocked * blocked + w->broken * breaks + w->column +
+           w->not_well * (first_break ? len - first_break : 0);
+}
+
+static inline int column_buried(const uint8_t *col, int len, const uint8_t *found)
+{
+    int j, buried = 0;
+    for (j = 0; j < len - 1; j++)
+        if (CARD_RANK(col[j]) == found[CARD_SUIT(col[j])] + 1)
+            buried += len - 1 - j;
+    return buried;
+}
+
+static inline uint32_t combine(const fcs_rules *r, const weights *w, const fcs_pos *p, int shape,
+                               int buried)
+{
+    int home = p->found[0] + p->found[1] + p->found[2] + p->found[3], used = 0, empty = 0, i;
+    for (i = 0; i < r->cells; i++)
+        used += p->cell[i] != 0;
+    for (i = 0; i < r->columns; i++)
+        empty += p->len[i] == 0;
+    if (used == r->cells && empty == 0)
+        buried *= 2; /* no free space: digging out costs double */
+    return (uint32_t)(w->not_home * (FCS_CARDS - home) + w->cell * used + w->cell_squared * used * used +
+                      shape + w->buried * buried);
+}
 
 static uint32_t heuristic(const solver *s, const fcs_pos *p)
 {
     const fcs_rules *r = s->r;
-    int home = p->found[0] + p->found[1] + p->found[2] + p->found[3];
-    int blocked = 0, i, j, used = 0, empty = 0, buried = 0, breaks = 0, notwell = 0, buried2 = 0;
-    int nb[4] = {99, 99, 99, 99};
+    int shape = 0, buried = 0, i;
     for (i = 0; i < r->columns; i++) {
-        uint8_t lowest[FCS_NUM_SUITS] = {14, 14, 14, 14};
-        int len = p->len[i], breaks_here = 0;
-        if (!len)
-            empty++;
-        for (j = 0; j < len; j++) {
-            int c = p->col[i][j], su = CARD_SUIT(c), rk = CARD_RANK(c);
-            if (lowest[su] < rk)
-                blocked++;
-            else
-                lowest[su] = (uint8_t)rk;
-            if (rk == p->found[su] + 1) {
-                buried += len - 1 - j;
-                nb[su] = len - 1 - j;
-            }
-            if (j && !fcs_can_build(r, p->col[i][j - 1], c))
-                breaks++;
-            if (breaks_here == 0 && j && !fcs_can_build(r, p->col[i][j - 1], c))
-                breaks_here = j;
-        }
-        if (breaks_here)
-            notwell += len - breaks_here;
+        shape += column_shape(r, s->w, p->col[i], p->len[i]);
+        buried += column_buried(p->col[i], p->len[i], p->found);
     }
-    for (i = 0; i < r->cells; i++)
-        used += p->cell[i] != 0;
-    if (used == r->cells && empty == 0)
-        buried *= 2;
-    {
-        int mb = 99, t;
-        for (t = 0; t < 4; t++) if (nb[t] < mb) mb = nb[t];
-        buried2 = mb == 99 ? 0 : mb;
-    }
-    return (uint32_t)(W[0] * (FCS_CARDS - home) + W[1] * blocked + W[2] * used +
-                      W[3] * (r->columns - empty) + W[4] * buried + W[5] * breaks + W[7] * notwell + W[8] * used * used + W[9] * buried2 + 1000);
+    return combine(r, s->w, p, shape, buried);
 }
 
 /* ---- autoplay and tokens ---------------------------------------------- */
@@ -508,38 +562,86 @@ static void append_token(char *out, int *len, const char *tok, int n)
     out[*len] = 0;
 }
 
-void fcs_autoplay(const fcs_rules *r, fcs_pos *p, char *out, int *len, int *tokens)
+/* Which playable cards autoplay sends home: only provably safe ones (the
+   complete search and every proof), or, in the fast phase, which only has to
+   find some solution, every playable card. */
+enum { HOME_SAFE, HOME_EAGER };
+
+/* The fast phase's tries, each with the positions it may store: first with
+   every playable card going home (fewer positions, shorter solutions), then
+   with safe autoplay only (some deals need a card kept back).  Then the
+   complete phase takes over. */
+static const struct {
+    int home_mode;
+    const weights *w;
+    uint32_t budget;
+} QUICK_TRIES[] = {{HOME_EAGER, &FAST_WEIGHTS, 5000}, {HOME_SAFE, &STEADY_WEIGHTS, 20000}};
+
+static inline int goes_home(const fcs_rules *r, const fcs_pos *p, int c, int mode)
 {
-    int progress = 1, i;
+    if (p->found[CARD_SUIT(c)] + 1 != CARD_RANK(c))
+        return 0;
+    return mode == HOME_EAGER || fcs_safe_home(r, p->found, c);
+}
+
+/* Send cards home per `mode`; returns how many went, and marks the columns
+   it took cards from in *touched (if given).  Only the next card of each
+   suit can go, so it looks those up among the accessible cards. */
+static int autoplay(const fcs_rules *r, fcs_pos *p, int mode, char *out, int *len, int *tokens,
+                    unsigned *touched)
+{
+    uint64_t avail = 0;
+    int i, sent = 0, progress = 1;
+    for (i = 0; i < r->cells; i++)
+        avail |= (uint64_t)1 << p->cell[i];
+    for (i = 0; i < r->columns; i++)
+        if (p->len[i])
+            avail |= (uint64_t)1 << p->col[i][p->len[i] - 1];
     while (progress) {
+        int suit;
         progress = 0;
-        for (i = 0; i < r->cells; i++) {
-            int c = p->cell[i];
-            if (c && p->found[CARD_SUIT(c)] + 1 == CARD_RANK(c) && fcs_safe_home(r, p->found, c)) {
-                if (out) {
-                    char tok[2] = {CELL_CHARS[i], 'h'};
-                    append_token(out, len, tok, 2);
-                    (*tokens)++;
-                }
-                p->cell[i] = 0;
-                p->found[CARD_SUIT(c)]++;
-                progress = 1;
+        for (suit = 0; suit < FCS_NUM_SUITS; suit++) {
+            int c, from_cell = -1, from_col = -1;
+            char tok[2];
+            if (p->found[suit] == FCS_RANKS)
+                continue;
+            c = CARD_MAKE(p->found[suit] + 1, suit);
+            if (!(avail & ((uint64_t)1 << c)) || !goes_home(r, p, c, mode))
+                continue;
+            for (i = 0; i < r->cells && from_cell < 0; i++)
+                if (p->cell[i] == c)
+                    from_cell = i;
+            for (i = 0; i < r->columns && from_cell < 0 && from_col < 0; i++)
+                if (p->len[i] && p->col[i][p->len[i] - 1] == c)
+                    from_col = i;
+            if (from_cell >= 0) {
+                p->cell[from_cell] = 0;
+                tok[0] = CELL_CHARS[from_cell];
+            } else {
+                p->len[from_col]--;
+                if (p->len[from_col])
+                    avail |= (uint64_t)1 << p->col[from_col][p->len[from_col] - 1];
+                if (touched)
+                    *touched |= 1u << from_col;
+                tok[0] = COLUMN_CHARS[from_col];
             }
-        }
-        for (i = 0; i < r->columns; i++) {
-            int c = p->len[i] ? p->col[i][p->len[i] - 1] : 0;
-            if (c && p->found[CARD_SUIT(c)] + 1 == CARD_RANK(c) && fcs_safe_home(r, p->found, c)) {
-                if (out) {
-                    char tok[2] = {COLUMN_CHARS[i], 'h'};
-                    append_token(out, len, tok, 2);
-                    (*tokens)++;
-                }
-                p->len[i]--;
-                p->found[CARD_SUIT(c)]++;
-                progress = 1;
+            avail &= ~((uint64_t)1 << c);
+            p->found[suit]++;
+            if (out) {
+                tok[1] = 'h';
+                append_token(out, len, tok, 2);
+                (*tokens)++;
             }
+            sent++;
+            progress = 1;
         }
     }
+    return sent;
+}
+
+void fcs_autoplay(const fcs_rules *r, fcs_pos *p, char *out, int *len, int *tokens)
+{
+    autoplay(r, p, HOME_SAFE, out, len, tokens, NULL);
 }
 
 /* Single-card moves one sequence move of n cards stands for, moving through
@@ -570,7 +672,7 @@ static int emit_solution(solver *s, const fcs_packed_move *path, int steps, fcs_
     if (!out)
         return 0;
     out[0] = 0;
-    fcs_autoplay(r, &p, out, &len, &tokens);
+    autoplay(r, &p, s->home_mode, out, &len, &tokens, NULL);
     atomic += tokens;
     for (i = 0; i < steps; i++) {
         fcs_move m;
@@ -590,7 +692,7 @@ static int emit_solution(solver *s, const fcs_packed_move *path, int steps, fcs_
         append_token(out, &len, tok, n);
         tokens++;
         fcs_apply(&p, &m);
-        fcs_autoplay(r, &p, out, &len, &tokens);
+        autoplay(r, &p, s->home_mode, out, &len, &tokens, NULL);
         atomic += tokens - before - 1;
     }
     if (!fcs_is_won(&p)) {
@@ -672,9 +774,10 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
     const fcs_rules *r = s->r;
     fcs_move moves[FCS_MAX_MOVES];
     uint64_t key[KEY_WORDS_MAX + 1];
-    fcs_pos parent_pos, p, child;
+    fcs_pos parent_pos, p, child, canon;
     uint32_t cached = NO_PARENT, pops = 0;
-    int i, n, is_new;
+    int i, n, c, is_new, shape_sum, buried_sum;
+    int col_shape[FCS_MAX_COLS], col_buried[FCS_MAX_COLS];
 
     if (!heap_push(s, 0, NO_PARENT, NO_MOVE))
         return PHASE_DONE;
@@ -688,6 +791,7 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
         }
         if (e.move == NO_MOVE) {
             p = *root;
+            autoplay(r, &p, s->home_mode, NULL, NULL, NULL, NULL);
         } else {
             if (cached != e.state) {
                 decode(s, &s->keys[(uint64_t)e.state * s->key_words], &parent_pos);
@@ -696,9 +800,9 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
             unpack_physical(e.move, &m);
             p = parent_pos;
             fcs_apply(&p, &m);
-            fcs_autoplay(r, &p, NULL, NULL, NULL);
+            autoplay(r, &p, s->home_mode, NULL, NULL, NULL, NULL);
         }
-        encode(s, &p, key);
+        encode(s, &p, key, &canon);
         idx = find_or_add(s, key, &is_new);
         if (idx == NO_PARENT)
             return PHASE_DONE;
@@ -707,29 +811,64 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
         record(s, idx, e.move == NO_MOVE ? NO_PARENT : e.state, &parent_pos, &m);
         if (s->n >= budget)
             return PHASE_GAVE_UP;
-        /* Children's moves name columns and cells of the decoded layout, the
+        /* Children's moves name columns and cells of the canonical layout, the
            one this position has whenever it is decoded again. */
-        decode(s, key, &p);
-        parent_pos = p;
+        parent_pos = canon;
+        p = canon;
         cached = idx;
         s->expanded++;
+        shape_sum = buried_sum = 0;
+        for (c = 0; c < r->columns; c++) {
+            col_shape[c] = column_shape(r, s->w, p.col[c], p.len[c]);
+            col_buried[c] = column_buried(p.col[c], p.len[c], p.found);
+            shape_sum += col_shape[c];
+            buried_sum += col_buried[c];
+        }
         n = fcs_legal_moves(r, &p, 0, moves);
         for (i = 0; i < n; i++) {
             if (is_noop(&p, &moves[i]))
                 continue;
+            const fcs_move *m = &moves[i];
+            unsigned touched = 0, t;
+            int shape = shape_sum, buried = buried_sum, home;
             child = p;
-            fcs_apply(&child, &moves[i]);
-            fcs_autoplay(r, &child, NULL, NULL, NULL);
+            fcs_apply(&child, m);
+            home = autoplay(r, &child, s->home_mode, NULL, NULL, NULL, &touched);
             if (fcs_is_won(&child)) {
-                fcs_packed_move last = fcs_pack(&p, &moves[i]);
+                fcs_packed_move last = fcs_pack(&p, m);
                 finish_solved(s, idx, &last, res);
                 return PHASE_DONE;
             }
-            if (!heap_push(s, heuristic(s, &child) + (uint32_t)(W[6] * (s->depth[idx] + 1)), idx,
-                           pack_physical(&moves[i])))
+            if (m->src_kind == AT_COLUMN)
+                touched |= 1u << m->src;
+            if (m->dst_kind == AT_COLUMN)
+                touched |= 1u << m->dst;
+            else if (m->dst_kind == AT_FOUNDATION)
+                home = 1;
+            if (m->src_kind == AT_FOUNDATION)
+                home = 1;
+            for (t = touched; t; t &= t - 1) {
+                int c = __builtin_ctz(t);
+                shape += column_shape(r, s->w, child.col[c], child.len[c]) - col_shape[c];
+            }
+            if (home) {
+                buried = 0;
+                for (c = 0; c < r->columns; c++)
+                    buried += column_buried(child.col[c], child.len[c], child.found);
+            } else {
+                for (t = touched; t; t &= t - 1) {
+                    int c = __builtin_ctz(t);
+                    buried += column_buried(child.col[c], child.len[c], child.found) - col_buried[c];
+                }
+            }
+            if (!heap_push(s, combine(r, s->w, &child, shape, buried) + (uint32_t)(s->w->depth * (s->depth[idx] + 1)),
+                           idx, pack_physical(m)))
                 return PHASE_DONE;
         }
     }
+    /* Every position reached: a proof, unless unsafe autoplay cut corners. */
+    if (s->home_mode != HOME_SAFE)
+        return PHASE_GAVE_UP;
     res->status = FCS_UNSOLVABLE;
     return PHASE_DONE;
 }
@@ -746,7 +885,7 @@ static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_res
     int i, n, is_new;
     uint32_t idx;
 
-    encode(s, root, key);
+    encode(s, root, key, NULL);
     idx = find_or_add(s, key, &is_new);
     if (idx == NO_PARENT)
         return;
@@ -774,13 +913,13 @@ static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_res
                 finish_solved(s, cur, &last, res);
                 return;
             }
-            encode(s, &child, key);
+            encode(s, &child, key, NULL);
             c = find_or_add(s, key, &is_new);
             if (c == NO_PARENT)
                 return;
             if (is_new) {
                 record(s, c, cur, &p, &moves[i]);
-                if (!heap_push(s, heuristic(s, &child) + (uint32_t)(W[6] * s->depth[c]), c, NO_MOVE))
+                if (!heap_push(s, heuristic(s, &child) + (uint32_t)(s->w->depth * s->depth[c]), c, NO_MOVE))
                     return;
             } else if (s->depth[cur] + 1 < s->depth[c]) {
                 /* A shorter way to a known position: keep it for the path.
@@ -798,16 +937,10 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
     solver s;
     fcs_pos root;
     double deadline = lim->timeout_s > 0 ? now_s() + lim->timeout_s : 0;
-    uint32_t budget;
     int i;
 
     memset(res, 0, sizeof(*res));
     memset(&s, 0, sizeof(s));
-    {
-        const char *w = getenv("FCS_W");
-        if (w)
-            sscanf(w, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", &W[0], &W[1], &W[2], &W[3], &W[4], &W[5], &W[6], &W[7], &W[8], &W[9]);
-    }
     s.r = r;
     s.start = *start;
     s.max_states = lim->max_states > 0xFFFFFFF0u ? 0xFFFFFFF0u : (uint32_t)lim->max_states;
@@ -830,17 +963,22 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
         s.limit = FCS_LIMIT_MEMORY;
         goto done;
     }
-    budget = s.max_states < QUICK_BUDGET ? s.max_states : QUICK_BUDGET;
-    if (quick_search(&s, &root, budget, deadline, res) == PHASE_GAVE_UP) {
-        uint64_t quick_expanded = s.expanded;
+    for (i = 0; i < (int)(sizeof(QUICK_TRIES) / sizeof(QUICK_TRIES[0])); i++) {
+        uint32_t budget = s.max_states < QUICK_TRIES[i].budget ? s.max_states : QUICK_TRIES[i].budget;
+        s.home_mode = QUICK_TRIES[i].home_mode;
+        s.w = QUICK_TRIES[i].w;
+        if (quick_search(&s, &root, budget, deadline, res) == PHASE_DONE)
+            goto done;
+        s.stored_before += s.n;
         reset_store(&s);
-        full_search(&s, &root, deadline, res);
-        s.expanded += quick_expanded;
     }
+    s.home_mode = HOME_SAFE;
+    s.w = &STEADY_WEIGHTS;
+    full_search(&s, &root, deadline, res);
 done:
     if (res->status == FCS_UNKNOWN)
         res->limit = s.limit ? s.limit : FCS_LIMIT_MEMORY;
-    res->states = s.n;
+    res->states = s.stored_before + s.n;
     res->expanded = s.expanded;
     free(s.keys);
     free(s.parent);
