@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 
 import click
@@ -17,12 +18,16 @@ from .cards import card_text
 from .deals import DealError, check_deal_number, deal as make_deal
 from .engine import validate
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
+from .solver import DEFAULT_MAX_STATES, Limits
+from .store import StoreError
+from .survey import (DEFAULT_CHUNK_SIZE, Survey, SurveyError, console_progress, default_out,
+                     requested_deals, setup_logging, summarize, summary_text)
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 #: Library errors that mean "the user asked for something impossible".
-BAD_INPUT_ERRORS = (DealError, RulesError)
+BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError)
 
 
 class DealNumber(click.ParamType):
@@ -76,6 +81,8 @@ def cli() -> None:
     Examples:
       fcsurvey deal 11982
       fcsurvey deal 1 --variant seahaven-towers --format json
+      fcsurvey survey 1-32000
+      fcsurvey summary results/freecell_1-32000
     """
 
 
@@ -147,6 +154,87 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
     result = validate(make_deal(number, rules), rules, solution)
     click.echo(result.verdict())
     ctx.exit(0 if result.ok else EXIT_INVALID)
+
+
+@cli.command()
+@click.argument("deals", required=False)
+@click.option("--deals-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Read the deals from a file instead: one number (or range) a line, # comments.")
+@rule_options
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes solving in parallel.  [default: CPU count]")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Dataset directory.  [default: results/<rules>_<deals>]")
+@click.option("--chunk-size", type=click.IntRange(min=1), default=DEFAULT_CHUNK_SIZE, show_default=True,
+              help="Deals per task and per Parquet file.")
+@click.option("--no-solutions", is_flag=True, help="Leave the solution column empty (much smaller files).")
+@click.option("--max-states", type=click.IntRange(min=1), default=DEFAULT_MAX_STATES, show_default=True,
+              help="Give up on a deal (status unknown) after storing this many positions.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Give up on a deal (status unknown) after this long.  Makes results machine-dependent.")
+@click.option("--force-new", is_flag=True,
+              help="If --out holds results made with other rules or limits, delete them and start afresh.")
+@click.option("--log-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
+              help="Append the log of every process to this file.")
+@click.option("-v", "--verbose", count=True, help="Log progress to the console; -vv logs every deal.")
+def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[int], out: Optional[Path],
+           chunk_size: int, no_solutions: bool, max_states: int, timeout: Optional[float],
+           force_new: bool, log_file: Optional[Path], verbose: int, **opts: Any) -> None:
+    """Solve every deal in DEALS and write the verdicts to a Parquet dataset.
+
+    DEALS is a number, a range (1-32000 or 1..32000) or a comma list of those.
+    Each chunk of deals becomes one Parquet file as soon as it is solved, so a
+    stopped survey (Ctrl-C, a crash, a reboot) resumes where it stopped when the
+    same command is run again.  Status is solved, unsolvable (proved), unknown
+    (a limit fired) or error (the worker died on that deal).
+
+    \b
+    Examples:
+      fcsurvey survey 1-32000
+      fcsurvey survey 1-1000000 --workers 8 --no-solutions --out results/million
+      fcsurvey survey 1-32000 --variant bakers-game --max-states 2000000
+      fcsurvey survey 164,617,11982 -v
+      fcsurvey survey --deals-file hard.txt --timeout 60 --log-file hard.log
+    """
+    rules = rules_from(opts)
+    wanted = requested_deals(deals, deals_file)
+    limits = Limits(max_states=max_states, timeout=timeout)
+    undo_logging = setup_logging(verbose, log_file)
+    try:
+        job = Survey(wanted, out or default_out(wanted, rules, limits), rules=rules, limits=limits,
+                     workers=workers, chunk_size=chunk_size, solutions=not no_solutions,
+                     force_new=force_new)
+        if job.todo:
+            click.echo(f"Surveying {job.todo:,} deals ({job.skipped:,} already done) with "
+                       f"{job.workers} workers into {job.out}", err=True)
+        try:
+            report = job.run(progress=console_progress(job.todo) if job.todo else None)
+        except KeyboardInterrupt:
+            click.echo(f"Stopped after {job.written:,} deals; finished chunks are kept in {job.out}. "
+                       f"Run the same command again to resume.", err=True)
+            raise
+        click.echo(report.text())
+    finally:
+        undo_logging()
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
+def summary(directory: Path, as_json: bool) -> None:
+    """Summarise the survey dataset in DIRECTORY.
+
+    Shows the rules and limits, which requested deals are still missing, counts
+    by status, the unsolvable and unknown deals (the first 50), solution lengths,
+    total states searched, wall time and deals per second.
+
+    \b
+    Examples:
+      fcsurvey summary results/freecell_1-32000
+      fcsurvey summary results/freecell_1-32000 --json | jq .status
+    """
+    result = summarize(directory)
+    click.echo(json.dumps(result, indent=2) if as_json else summary_text(result))
 
 
 def main(argv: Optional[list] = None) -> None:

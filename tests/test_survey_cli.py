@@ -1,0 +1,174 @@
+"""``fcsurvey survey`` and ``fcsurvey summary`` end to end: bad input, refusal, logging,
+and surveys killed or interrupted mid-run (those run the CLI as a real process)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fcsurvey import store
+from fcsurvey.cli import main
+
+TESTS = Path(__file__).parent
+
+
+def cli(capsys, *args):
+    with pytest.raises(SystemExit) as stop:
+        main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return stop.value.code, out, err
+
+
+def fake_env(delay=0.0):
+    """Environment for a CLI process solving with fake_solver (FAKE_SOLVER_DELAY s a deal)."""
+    path = os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path, "FCSURVEY_TEST_SOLVER": "fake_solver:solve",
+            "FAKE_SOLVER_DELAY": str(delay)}
+
+
+def fcsurvey(*args, env):
+    return subprocess.Popen([sys.executable, "-m", "fcsurvey", *map(str, args)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for(condition, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def children(pid):
+    """Processes whose parent is ``pid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+        except (OSError, IndexError):
+            pass
+    return found
+
+
+def alive(pid):
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, message", [
+    (["10-1"], "Error: bad deals '10-1': the range runs backwards (did you mean 1-10?)"),
+    (["1-x"], "Error: bad deals '1-x': deal number must be an integer, got 'x'"),
+    (["0-5"], "Error: bad deals '0-5': deal number must be 1 to 8,589,934,591, got 0"),
+    (["--deals-file", "/nonexistent/deals.txt"],
+     "Error: cannot read deals file /nonexistent/deals.txt: No such file or directory"),
+    (["1-5", "--workers", "0"], "Error: Invalid value for '--workers': 0 is not in the range x>=1."),
+    ([], "Error: give the deals either as DEALS (e.g. 1-32000) or with --deals-file, not both"),
+    (["1-5", "--chunk-size", "0"], "Error: Invalid value for '--chunk-size': 0 is not in the range x>=1."),
+])
+def test_bad_input_is_one_error_line(capsys, args, message):
+    code, out, err = cli(capsys, "survey", *args)
+    assert (code, out, err) == (2, "", message + "\n")
+
+
+def test_unwritable_out_is_one_error_line(capsys, tmp_path):
+    (tmp_path / "file").write_text("")
+    code, out, err = cli(capsys, "survey", "1-5", "--out", tmp_path / "file" / "out")
+    assert (code, out) == (2, "")
+    assert err == f"Error: cannot use {tmp_path}/file/out as the output directory: Not a directory\n"
+
+
+def test_summary_of_something_else_is_one_error_line(capsys, tmp_path):
+    assert cli(capsys, "summary", tmp_path) == (
+        2, "", f"Error: {tmp_path} is not an fcsurvey dataset (no _fcsurvey.json)\n")
+
+
+# --- a real survey through the CLI ------------------------------------------------------------
+
+def test_survey_then_summary(capsys, tmp_path):
+    code, out, err = cli(capsys, "survey", "11982,1-20", "--out", tmp_path, "--chunk-size", "2",
+                         "--workers", "2")
+    assert code == 0
+    assert out.startswith("Surveyed 21 deals in ") and "20 solved, 1 unsolvable, 0 unknown" in out
+    assert err.startswith("Surveying 21 deals (0 already done) with 2 workers into ")
+    assert "20/21 deals (95.2%), " in err  # a plain line every 10 chunks: stderr is no terminal
+    code, out, _ = cli(capsys, "summary", tmp_path)
+    assert code == 0 and "Unsolvable  11982\n" in out and "no gaps" in out
+    code, out, _ = cli(capsys, "summary", tmp_path, "--json")
+    summary = json.loads(out)
+    assert summary["status"] == {"solved": 20, "unsolvable": 1, "unknown": 0, "error": 0}
+    assert summary["unsolvable"] == {"count": 1, "items": [11982]}
+
+
+def test_other_rules_are_refused_unless_force_new(capsys, tmp_path):
+    assert cli(capsys, "survey", "1-3", "--out", tmp_path, "--workers", "1")[0] == 0
+    code, out, err = cli(capsys, "survey", "1-3", "--out", tmp_path, "--cells", "3")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"Error: {tmp_path} holds results made with other rules or limits "
+                          f"(rules.cells 4 (dataset) vs 3 (asked)); use --force-new")
+    assert err.count("\n") == 1
+    code, out, err = cli(capsys, "survey", "1-3", "--out", tmp_path, "--cells", "3", "--force-new",
+                         "--workers", "1")
+    assert code == 0
+    assert store.read(tmp_path)["cells"].to_pylist() == [3, 3, 3]
+
+
+def test_log_file_collects_every_process(capsys, tmp_path):
+    log = tmp_path / "survey.log"
+    code, _, err = cli(capsys, "survey", "1-4", "--out", tmp_path / "out", "--workers", "1",
+                       "-vv", "--log-file", log)
+    assert code == 0
+    text = log.read_text()
+    assert "[MainProcess] fcsurvey.survey: surveying 4 deals" in text
+    assert "[worker-1] fcsurvey.executors: deal 3: solved" in text
+    assert "DEBUG [worker-1] deal 4: solved" in err
+
+
+# --- stopping and resuming --------------------------------------------------------------------
+
+SLOW = ["1-3000", "--chunk-size", "100", "--workers", "2"]
+
+
+def test_sigkilled_survey_resumes_to_one_row_per_deal(tmp_path):
+    out = tmp_path / "out"
+    proc = fcsurvey("survey", *SLOW, "--out", out, env=fake_env(delay=0.002))
+    wait_for(lambda: len(store.chunk_files(out)) >= 3)
+    workers = children(proc.pid)
+    proc.kill()
+    proc.communicate()
+    wait_for(lambda: not any(alive(pid) for pid in workers), timeout=5)  # workers follow the parent
+    kept = len(store.read(out))
+    assert 300 <= kept < 3000
+    rerun = fcsurvey("survey", *SLOW, "--out", out, env=fake_env())
+    stdout, stderr = rerun.communicate(timeout=60)
+    assert rerun.returncode == 0, stderr
+    assert f"({kept:,} already done)" in stderr
+    assert store.read(out)["deal"].to_pylist() == list(range(1, 3001))
+    assert store.temp_files(out) == []
+
+
+def test_ctrl_c_stops_quickly_keeps_chunks_and_says_how_to_resume(tmp_path):
+    out = tmp_path / "out"
+    proc = fcsurvey("survey", *SLOW, "--out", out, env=fake_env(delay=0.005))
+    wait_for(lambda: len(store.chunk_files(out)) >= 2)
+    workers = children(proc.pid)
+    proc.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    _, stderr = proc.communicate(timeout=10)
+    assert time.monotonic() - started < 3
+    assert proc.returncode == 130
+    assert "finished chunks are kept in" in stderr and "Run the same command again to resume." in stderr
+    assert stderr.rstrip().endswith("Interrupted.")
+    wait_for(lambda: not any(alive(pid) for pid in workers), timeout=5)
+    assert store.temp_files(out) == []
+    assert 200 <= len(store.read(out)) < 3000
