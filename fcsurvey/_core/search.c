@@ -766,6 +766,19 @@ static int is_noop(const fcs_pos *p, const fcs_move *m)
 
 enum { PHASE_DONE, PHASE_GAVE_UP };
 
+/* Moves the eager fast try skips because they rarely help: taking a card
+   that is built on the card below it to a free cell or onto another column
+   (it only trades one parent for another).  The later tries use them all. */
+static int is_pruned(const fcs_rules *r, const fcs_pos *p, const fcs_move *m)
+{
+    int len, k;
+    if (m->src_kind != AT_COLUMN || (m->dst_kind == AT_COLUMN && !p->len[m->dst]))
+        return 0;
+    len = p->len[m->src];
+    k = m->count;
+    return len > k && fcs_can_build(r, p->col[m->src][len - k - 1], p->col[m->src][len - k]);
+}
+
 /* Fast phase: greedy best-first where children are scored but stored only
    when taken from the open list, so a typical deal stores about as many
    positions as its solution is long.  Gives up after `budget` positions. */
@@ -826,7 +839,7 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
         }
         n = fcs_legal_moves(r, &p, 0, moves);
         for (i = 0; i < n; i++) {
-            if (is_noop(&p, &moves[i]))
+            if (is_noop(&p, &moves[i]) || (s->home_mode == HOME_EAGER && is_pruned(r, &p, &moves[i])))
                 continue;
             const fcs_move *m = &moves[i];
             unsigned touched = 0, t;
