@@ -33,14 +33,17 @@ def fake_env(delay=0.0):
             "FAKE_SOLVER_DELAY": str(delay)}
 
 
-def fcsurvey(*args, env):
-    return subprocess.Popen([sys.executable, "-m", "fcsurvey", *map(str, args)], env=env,
+def fcsurvey(*args, env, cwd):
+    """The CLI as its own process; ``cwd`` away from the checkout so the installed package runs."""
+    return subprocess.Popen([sys.executable, "-m", "fcsurvey", *map(str, args)], env=env, cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def wait_for(condition, timeout=20.0):
+def wait_for(condition, proc=None, timeout=20.0):
     deadline = time.monotonic() + timeout
     while not condition():
+        if proc is not None and proc.poll() is not None:
+            pytest.fail(f"fcsurvey exited early with status {proc.returncode}: {proc.communicate()[1]}")
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.02)
 
@@ -141,15 +144,15 @@ SLOW = ["1-3000", "--chunk-size", "100", "--workers", "2"]
 
 def test_sigkilled_survey_resumes_to_one_row_per_deal(tmp_path):
     out = tmp_path / "out"
-    proc = fcsurvey("survey", *SLOW, "--out", out, env=fake_env(delay=0.002))
-    wait_for(lambda: len(store.chunk_files(out)) >= 3)
+    proc = fcsurvey("survey", *SLOW, "--out", out, env=fake_env(delay=0.002), cwd=tmp_path)
+    wait_for(lambda: len(store.chunk_files(out)) >= 3, proc)
     workers = children(proc.pid)
     proc.kill()
     proc.communicate()
     wait_for(lambda: not any(alive(pid) for pid in workers), timeout=5)  # workers follow the parent
     kept = len(store.read(out))
     assert 300 <= kept < 3000
-    rerun = fcsurvey("survey", *SLOW, "--out", out, env=fake_env())
+    rerun = fcsurvey("survey", *SLOW, "--out", out, env=fake_env(), cwd=tmp_path)
     stdout, stderr = rerun.communicate(timeout=60)
     assert rerun.returncode == 0, stderr
     assert f"({kept:,} already done)" in stderr
@@ -159,8 +162,8 @@ def test_sigkilled_survey_resumes_to_one_row_per_deal(tmp_path):
 
 def test_ctrl_c_stops_quickly_keeps_chunks_and_says_how_to_resume(tmp_path):
     out = tmp_path / "out"
-    proc = fcsurvey("survey", *SLOW, "--out", out, env=fake_env(delay=0.005))
-    wait_for(lambda: len(store.chunk_files(out)) >= 2)
+    proc = fcsurvey("survey", *SLOW, "--out", out, env=fake_env(delay=0.005), cwd=tmp_path)
+    wait_for(lambda: len(store.chunk_files(out)) >= 2, proc)
     workers = children(proc.pid)
     proc.send_signal(signal.SIGINT)
     started = time.monotonic()
