@@ -16,9 +16,11 @@ import click
 from . import __version__
 from .cards import card_text
 from .deals import DealError, check_deal_number, deal as make_deal
-from .engine import validate
+from .engine import Position, validate, walk
+from .notation import NotationError, format_board, format_solution, parse_board, parse_solution
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
-from .solver import DEFAULT_MAX_STATES, Limits
+from .solver import (DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError,
+                     solve_position)
 from .store import StoreError
 from .survey import (DEFAULT_CHUNK_SIZE, Survey, SurveyError, console_progress, default_out,
                      requested_deals, setup_logging, summarize, summary_text)
@@ -27,7 +29,7 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 #: Library errors that mean "the user asked for something impossible".
-BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError)
+BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError, NotationError, SolverError)
 
 
 class DealNumber(click.ParamType):
@@ -63,6 +65,18 @@ def rule_options(command: Callable) -> Callable:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def limit_options(command: Callable) -> Callable:
+    """The search limits shared by solve and survey."""
+    command = click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+                           metavar="SECONDS",
+                           help="Give up on a deal (verdict unknown) after this long; "
+                                "makes results machine-dependent.")(command)
+    return click.option("--max-states", type=click.IntRange(min=1), default=DEFAULT_MAX_STATES,
+                        show_default=True,
+                        help="Give up on a deal (verdict unknown) after storing this many positions "
+                             "(about 82 bytes each).")(command)
 
 
 def rules_from(opts: dict) -> Rules:
@@ -168,10 +182,7 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
 @click.option("--chunk-size", type=click.IntRange(min=1), default=DEFAULT_CHUNK_SIZE, show_default=True,
               help="Deals per task and per Parquet file.")
 @click.option("--no-solutions", is_flag=True, help="Leave the solution column empty (much smaller files).")
-@click.option("--max-states", type=click.IntRange(min=1), default=DEFAULT_MAX_STATES, show_default=True,
-              help="Give up on a deal (status unknown) after storing this many positions.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="Give up on a deal (status unknown) after this long.  Makes results machine-dependent.")
+@limit_options
 @click.option("--force-new", is_flag=True,
               help="If --out holds results made with other rules or limits, delete them and start afresh.")
 @click.option("--log-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
@@ -235,6 +246,64 @@ def summary(directory: Path, as_json: bool) -> None:
     """
     result = summarize(directory)
     click.echo(json.dumps(result, indent=2) if as_json else summary_text(result))
+
+
+EXIT_FOR_STATUS = {SOLVED: 0, UNSOLVABLE: 1, UNKNOWN: 3}
+SOLUTION_TOKENS_PER_LINE = 10
+
+
+@cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
+@click.argument("number", type=DEAL, required=False)
+@click.option("--board-file", type=click.File("r"), default=None, metavar="FILE",
+              help="Solve the position in FILE (fc-solve/PySol board text; '-' reads stdin).")
+@rule_options
+@limit_options
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option("--show", is_flag=True, help="Print the board after every move of the solution.")
+@click.pass_context
+def solve(ctx: click.Context, number: Optional[int], board_file: Optional[TextIO], max_states: int,
+          timeout: Optional[float], as_json: bool, show: bool, **opts: Any) -> None:
+    """Solve deal NUMBER (or a board) and print the verdict and solution.
+
+    A verdict is a proof: "solved" comes with a solution the rules engine
+    replays to the end, "unsolvable" means every reachable position was
+    searched; otherwise "unknown" names the limit that stopped the search.
+    Exit code 0 solved, 1 unsolvable, 3 unknown, 2 bad input.
+
+    \b
+    Examples:
+      fcsurvey solve 1
+      fcsurvey solve 11982                  # unsolvable with 4 free cells
+      fcsurvey solve 11982 --variant relaxed-freecell --show
+      fcsurvey solve 617 --cells 3 --json
+      fcsurvey solve --board-file position.txt
+    """
+    if (number is None) == (board_file is None):
+        raise click.UsageError("give a deal NUMBER or --board-file, not both or neither")
+    rules = rules_from(opts)
+    limits = Limits(max_states=max_states, timeout=timeout)
+    if board_file is not None:
+        start = parse_board(board_file.read(), rules)
+    else:
+        start = Position.from_deal(make_deal(number, rules))
+    result = solve_position(start, rules, limits)
+    if as_json:
+        click.echo(json.dumps({"deal": number, "rules": rules.to_dict(), **result.to_dict()}))
+        ctx.exit(EXIT_FOR_STATUS[result.status])
+    name = f"deal {number}" if number is not None else "board"
+    click.echo(f"{name} ({rules.describe()}): {result.status}"
+               + (f" ({result.limit} limit)" if result.limit else ""))
+    click.echo(f"positions: {result.states:,} stored, {result.expanded:,} expanded; "
+               f"time: {result.elapsed_s:.3f} s")
+    if result.solution is not None:
+        click.echo(f"moves: {result.moves} ({result.atomic_moves} single-card moves)")
+        click.echo(format_solution(parse_solution(result.solution), per_line=SOLUTION_TOKENS_PER_LINE))
+        if show:
+            click.echo(format_board(start, rules))
+            for index, (token, position) in enumerate(walk(start, rules, result.solution), start=1):
+                click.echo(f"\nmove {index}: {token}")
+                click.echo(format_board(position, rules))
+    ctx.exit(EXIT_FOR_STATUS[result.status])
 
 
 def main(argv: Optional[list] = None) -> None:

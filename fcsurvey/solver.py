@@ -22,10 +22,10 @@ from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules
 SOLVED, UNSOLVABLE, UNKNOWN = "solved", "unsolvable", "unknown"
 STATUSES = (SOLVED, UNSOLVABLE, UNKNOWN)
 
-#: Positions one solve may store.  A stored position costs at most about
-#: 80 bytes (32-byte key, parent link, move, depth, hash slots, open-list
-#: entry), and arrays grow by doubling, so 6 million stays under 1 GiB.
-DEFAULT_MAX_STATES = 6_000_000
+#: Positions one solve may store.  A stored position costs about 82 bytes
+#: (measured: 32-byte key, parent link, move, depth, hash slots, open-list
+#: entry, growth slack), so 10 million keep one solve under 1 GiB.
+DEFAULT_MAX_STATES = 10_000_000
 
 #: The search keeps room for 13 cards built on a column's dealt cards.
 MAX_DEALT_COLUMN = 19
