@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 
@@ -17,19 +18,25 @@ from . import __version__
 from .cards import card_text
 from .deals import DealError, check_deal_number, deal as make_deal
 from .engine import Position, validate, walk
+from .executors import DaskExecutor, ExecutorError, import_distributed
 from .notation import NotationError, format_board, format_solution, parse_board, parse_solution
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
 from .solver import (DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError,
                      solve_position)
+from .known import CLAIMS, TIERS, ClaimError
 from .store import StoreError
 from .survey import (DEFAULT_CHUNK_SIZE, Survey, SurveyError, console_progress, default_out,
                      requested_deals, setup_logging, summarize, summary_text)
+from .verify import (CACHE_DIR, EXPLORATIONS, check_all, claims_text, explore_deals,
+                     explore_foundation_return, explore_markdown, explore_text, select, table_markdown,
+                     table_text)
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 #: Library errors that mean "the user asked for something impossible".
-BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError, NotationError, SolverError)
+BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError, NotationError, SolverError, ClaimError,
+                    ExecutorError)
 
 
 class DealNumber(click.ParamType):
@@ -176,7 +183,15 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
               help="Read the deals from a file instead: one number (or range) a line, # comments.")
 @rule_options
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Worker processes solving in parallel.  [default: CPU count]")
+              help="Worker processes solving in parallel (with --executor dask, the local Dask "
+                   "cluster's).  [default: CPU count]")
+@click.option("--executor", type=click.Choice(EXECUTORS), default=LOCAL, show_default=True,
+              help="Where the workers run: processes of this machine, or a Dask cluster (needs "
+                   "pip install 'fcsurvey[dask]').  With dask the workers write the chunk files "
+                   "themselves, so --out must be storage every worker shares (NFS, Lustre, ...).")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="With --executor dask: use the running cluster whose scheduler is at ADDRESS "
+                   "(tcp://HOST:8786) instead of starting a local one.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Dataset directory.  [default: results/<rules>_<deals>]")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=DEFAULT_CHUNK_SIZE, show_default=True,
@@ -188,8 +203,8 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
 @click.option("--log-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
               help="Append the log of every process to this file.")
 @click.option("-v", "--verbose", count=True, help="Log progress to the console; -vv logs every deal.")
-def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[int], out: Optional[Path],
-           chunk_size: int, no_solutions: bool, max_states: int, timeout: Optional[float],
+def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[int], executor: str,
+           scheduler: Optional[str], out: Optional[Path], chunk_size: int, no_solutions: bool, max_states: int, timeout: Optional[float],
            force_new: bool, log_file: Optional[Path], verbose: int, **opts: Any) -> None:
     """Solve every deal in DEALS and write the verdicts to a Parquet dataset.
 
@@ -304,6 +319,70 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[TextIO
                 click.echo(f"\nmove {index}: {token}")
                 click.echo(format_board(position, rules))
     ctx.exit(EXIT_FOR_STATUS[result.status])
+
+
+@cli.command()
+@click.option("--tier", type=click.Choice(TIERS), default=None,
+              help="Check this tier's claims and the cheaper tiers': quick (minutes on 2 cores), "
+                   "standard (about an hour), full (hours).  [default: quick]")
+@click.option("--claim", "claim_ids", multiple=True, metavar="ID",
+              help="Check this claim (repeat for more); see --list.")
+@click.option("--dataset", "datasets", multiple=True,
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Check this survey dataset as it stands (repeat for more); a missing or unknown "
+                   "deal fails.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes for the surveys verify runs.  [default: CPU count]")
+@click.option("--cache", type=click.Path(file_okay=False, path_type=Path), default=CACHE_DIR,
+              show_default=True, help="Where verify keeps the surveys it runs; a rerun resumes them.")
+@click.option("--report", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
+              help="Also write the table to this file as Markdown.")
+@click.option("--list", "list_claims", is_flag=True, help="List the claims with their tiers and sources.")
+@click.option("--explore", type=click.Choice(EXPLORATIONS), default=None,
+              help="Instead of claims, re-solve the deals unsolvable with 4 cells below 1,000,000 "
+                   "(10,000,000 with --tier full) with foundation return, with proofs both ways.")
+@click.pass_context
+def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], datasets: tuple[Path, ...],
+           workers: Optional[int], cache: Path, report: Optional[Path], list_claims: bool,
+           explore: Optional[str]) -> None:
+    """Check fcsurvey against the published FreeCell record.
+
+    Each claim (e.g. "exactly eight deals below 1,000,000 are unsolvable")
+    is checked on a dataset: one given with --dataset, else one under
+    results/ that decides all its deals, else a survey verify runs into
+    --cache.  Prints claim, expected, measured and PASS/FAIL; a deal left
+    unknown or missing is a FAIL that names it.  Exit code 0 when every
+    claim passes, 1 when one fails, 2 on bad input.
+
+    \b
+    Examples:
+      fcsurvey verify --list
+      fcsurvey verify                              # the quick tier
+      fcsurvey verify --tier standard --report verify.md
+      fcsurvey verify --claim 4cells-1-1000000 --workers 8
+      fcsurvey verify --dataset results/freecell_1-32000
+      fcsurvey verify --explore foundation-return --tier full
+    """
+    if list_claims:
+        click.echo(claims_text(CLAIMS))
+        return
+    started = time.monotonic()
+    options = dict(cache=cache, workers=workers, progress=console_progress,
+                   say=lambda line: click.echo(line, err=True))
+    if explore is not None:
+        if claim_ids or datasets:
+            raise click.UsageError("--explore checks no claim: drop --claim and --dataset")
+        explored = explore_foundation_return(explore_deals(tier), **options)
+        click.echo(explore_text(explored))
+        if report is not None:
+            report.write_text(explore_markdown(explored), encoding="utf-8")
+        ctx.exit(0 if all(e.proved for e in explored) else EXIT_INVALID)
+    outcomes = list(check_all(select(tier, claim_ids, datasets), **options))
+    elapsed = time.monotonic() - started
+    click.echo(table_text(outcomes, elapsed))
+    if report is not None:
+        report.write_text(table_markdown(outcomes, elapsed), encoding="utf-8")
+    ctx.exit(0 if all(o.passed for o in outcomes) else EXIT_INVALID)
 
 
 def main(argv: Optional[list] = None) -> None:

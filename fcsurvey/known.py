@@ -1,0 +1,225 @@
+"""The published record: claims about Microsoft-numbered deals that ``fcsurvey verify`` checks.
+
+Each :class:`Claim` names its rules, its deals, what the record says about them and where
+that was published, and a tier by what checking it costs on a 2-core machine: ``quick``
+(a few minutes), ``standard`` (about an hour) or ``full`` (longer).  The deal lists ship in
+``fcsurvey/data`` exactly as published, one number a line; the 102,075 deals that cannot
+be won with 4 free cells are gzipped, and because that list covers every deal number it
+checks any range surveyed under standard rules (:func:`list_claim`).
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+from dataclasses import dataclass
+from importlib import resources
+from typing import Dict, Iterable, List, Optional, Tuple, Union
+
+from .rules import PRESETS, Rules, preset
+from .solver import DEFAULT_MAX_STATES, SOLVED, UNSOLVABLE
+from .store import DealSet
+
+TIERS = ("quick", "standard", "full")
+QUICK, STANDARD, FULL = TIERS
+DATA_DIR = "data"
+
+PRINGLE_32000 = "Pringle, github.com/theodorepringle/MicrosoftFreeCell32000-minimal-freecells"
+FREECELL_PRO = ("Pringle's FreeCell Pro survey of deals 1-8,589,934,591 with Fish's proofs of the last "
+                "9 intractable deals; github.com/shlomif/freecell-pro-impossible-deals")
+BLAKE_GENT = ("Blake & Gent, The Winnability of Klondike Solitaire and Many Other Patience Games, "
+              "JAIR 2026 / arXiv 1906.12314 (Solvitaire on random shuffles)")
+
+
+class ClaimError(ValueError):
+    """A claim that does not exist, or a dataset that cannot check the claims asked for."""
+
+
+@dataclass(frozen=True)
+class DealList:
+    """A published list of deal numbers, shipped in ``fcsurvey/data`` as published."""
+
+    file: str
+    source: str
+
+    def numbers(self) -> Tuple[int, ...]:
+        """The listed deals, ascending (read once, then cached)."""
+        return _read_list(self.file)
+
+    def within(self, deals: DealSet) -> Tuple[int, ...]:
+        """The listed deals that fall in ``deals``."""
+        return _among(self.numbers(), deals)
+
+
+def _among(numbers: Iterable[int], deals: DealSet) -> Tuple[int, ...]:
+    return tuple(n for n in numbers if any(lo <= n <= hi for lo, hi in deals.ranges))
+
+
+@functools.lru_cache(maxsize=None)
+def _read_list(file: str) -> Tuple[int, ...]:
+    data = (resources.files(__package__) / DATA_DIR / file).read_bytes()
+    if file.endswith(".gz"):
+        data = gzip.decompress(data)
+    return tuple(int(word) for word in data.split())
+
+
+IMPOSSIBLE_4_CELLS = DealList(
+    "impossible-4cells-1-8589934591.txt.gz",
+    f"{FREECELL_PRO}, data/impossible-with-4freecells-deals.txt")
+IMPOSSIBLE_5_CELLS = DealList(
+    "impossible-5cells-1-8589934591.txt",
+    "github.com/shlomif/freecell-pro-impossible-deals, data/impossible-with-5freecells-deals.txt")
+UNSOLVABLE_3_CELLS = DealList(
+    "unsolvable-3cells-1-32000.txt",
+    f"{PRINGLE_32000}; agrees with github.com/shlomif/freecell-pro-3fc-deals--split")
+SOLVABLE_0_CELLS = DealList(
+    "solvable-0cells-1-32000.txt",
+    f"{PRINGLE_32000}; agrees with github.com/shlomif/freecell-pro-0fc-deals")
+LISTS = (IMPOSSIBLE_4_CELLS, IMPOSSIBLE_5_CELLS, UNSOLVABLE_3_CELLS, SOLVABLE_0_CELLS)
+
+
+@dataclass(frozen=True)
+class ExactDeals:
+    """Of the claim's deals, exactly those in ``deals`` end with ``status``; every other
+    deal ends with the opposite verdict."""
+
+    status: str
+    deals: Union[DealList, Tuple[int, ...]]
+
+    def within(self, deals: DealSet) -> Tuple[int, ...]:
+        """The deals expected to end with ``status`` among ``deals``."""
+        return self.deals.within(deals) if isinstance(self.deals, DealList) else _among(self.deals, deals)
+
+
+@dataclass(frozen=True)
+class Count:
+    """Exactly ``count`` of the claim's deals end with ``status``; all others the opposite."""
+
+    status: str
+    count: int
+
+
+@dataclass(frozen=True)
+class WinRate:
+    """The share of random deals published as winnable, with its published +/- (both
+    fractions).  Microsoft deals are a sample of shuffles, so the check is statistical."""
+
+    winnable: float
+    error: float = 0.0
+
+
+Expectation = Union[ExactDeals, Count, WinRate]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One published fact about ``deals`` under ``rules``.
+
+    ``max_states`` is the limit verify's own survey uses: enough, as measured, for every
+    deal of the claim to get a proof; a worker's memory stays under about 75 bytes a state.
+    """
+
+    id: str
+    statement: str
+    rules: Rules
+    deals: DealSet
+    expected: Expectation
+    source: str
+    tier: Optional[str]  # None for a claim made up for a dataset (list_claim)
+    max_states: int = DEFAULT_MAX_STATES
+
+    def __post_init__(self) -> None:
+        if self.tier is not None and self.tier not in TIERS:
+            raise ValueError(f"claim {self.id}: tier must be one of {', '.join(TIERS)}")
+
+
+def _span(first: int, last: int) -> DealSet:
+    return DealSet([(first, last)])
+
+
+def _rate_claim(id: str, name: str, rules: Rules, last: int, winnable: float, error: float,
+                tier: str, max_states: int = DEFAULT_MAX_STATES) -> Claim:
+    shown = f"{100 * winnable:g}%" + (f" +/- {100 * error:g}" if error else "")
+    return Claim(id, f"{name}: {shown} of random deals are winnable; Microsoft deals 1-{last:,} agree",
+                 rules, _span(1, last), WinRate(winnable, error), BLAKE_GENT, tier, max_states)
+
+
+FREECELL = PRESETS["freecell"]
+TWO_CELL_STATES = 50_000_000   # the hardest 2-cell deal below 32,000 needs ... (measured)
+FORECELL_STATES = 50_000_000
+
+CLAIMS: Tuple[Claim, ...] = (
+    Claim("4cells-1-32000", "4 free cells: of deals 1-32,000 only 11982 is unsolvable",
+          FREECELL, _span(1, 32_000), ExactDeals(UNSOLVABLE, IMPOSSIBLE_4_CELLS),
+          IMPOSSIBLE_4_CELLS.source, QUICK),
+    Claim("3cells-1-32000", "3 free cells: the 199 listed deals of 1-32,000 are exactly the unsolvable ones",
+          preset("freecell", cells=3), _span(1, 32_000), ExactDeals(UNSOLVABLE, UNSOLVABLE_3_CELLS),
+          UNSOLVABLE_3_CELLS.source, QUICK),
+    Claim("0cells-1-32000", "0 free cells: the 69 listed deals of 1-32,000 are exactly the solvable ones",
+          preset("freecell", cells=0), _span(1, 32_000), ExactDeals(SOLVED, SOLVABLE_0_CELLS),
+          SOLVABLE_0_CELLS.source, QUICK),
+    Claim("5cells-six", "5 free cells: the six listed deals (of all 8,589,934,591) are unsolvable",
+          preset("freecell", cells=5), DealSet((n, n) for n in IMPOSSIBLE_5_CELLS.numbers()),
+          ExactDeals(UNSOLVABLE, IMPOSSIBLE_5_CELLS), IMPOSSIBLE_5_CELLS.source, QUICK),
+    Claim("6cells-six", "6 free cells: the six deals unsolvable with 5 cells are all solvable",
+          preset("freecell", cells=6), DealSet((n, n) for n in IMPOSSIBLE_5_CELLS.numbers()),
+          ExactDeals(SOLVED, IMPOSSIBLE_5_CELLS), IMPOSSIBLE_5_CELLS.source, QUICK),
+    Claim("relaxed-11982", "Relaxed FreeCell (unlimited sequence moves): deal 11982 is solvable",
+          PRESETS["relaxed-freecell"], _span(11982, 11982), ExactDeals(SOLVED, (11982,)),
+          "fc-solve test data (github.com/shlomif/fc-solve)", QUICK),
+    _rate_claim("rate-freecell-3cells", "FreeCell with 3 cells", preset("freecell", cells=3), 32_000,
+                0.993583, 0.0, QUICK),
+    _rate_claim("rate-freecell-0cells", "FreeCell with 0 cells", preset("freecell", cells=0), 32_000,
+                0.002137, 0.0, QUICK),
+    _rate_claim("rate-eight-off", "Eight Off", PRESETS["eight-off"], 32_000, 0.998805, 0.000022, QUICK),
+    _rate_claim("rate-bakers-game", "Baker's Game", PRESETS["bakers-game"], 10_000, 0.75053, 0.00028,
+                QUICK),
+    Claim("4cells-1-1000000", "4 free cells: of deals 1-1,000,000 exactly these eight are unsolvable: "
+          "11982 146692 186216 455889 495505 512118 517776 781948",
+          FREECELL, _span(1, 1_000_000), ExactDeals(UNSOLVABLE, IMPOSSIBLE_4_CELLS),
+          IMPOSSIBLE_4_CELLS.source, STANDARD),
+    _rate_claim("rate-freecell-4cells", "FreeCell with 4 cells", FREECELL, 1_000_000, 0.99998881, 0.0,
+                STANDARD),
+    Claim("1cell-1-32000", "1 free cell: 25,711 of deals 1-32,000 are unsolvable",
+          preset("freecell", cells=1), _span(1, 32_000), Count(UNSOLVABLE, 25_711),
+          f"{PRINGLE_32000} (derived)", STANDARD),
+    _rate_claim("rate-freecell-1cell", "FreeCell with 1 cell", preset("freecell", cells=1), 32_000,
+                0.19348, 0.0, STANDARD),
+    _rate_claim("rate-seahaven-towers", "Seahaven Towers", PRESETS["seahaven-towers"], 32_000,
+                0.89332, 0.00020, STANDARD),
+    _rate_claim("rate-forecell", "ForeCell", PRESETS["forecell"], 4_000, 0.85617, 0.00024, STANDARD,
+                FORECELL_STATES),
+    _rate_claim("rate-freecell-2cells", "FreeCell with 2 cells", preset("freecell", cells=2), 4_000,
+                0.79544, 0.0, STANDARD, TWO_CELL_STATES),
+    Claim("2cells-1-32000", "2 free cells: 6,619 of deals 1-32,000 are unsolvable",
+          preset("freecell", cells=2), _span(1, 32_000), Count(UNSOLVABLE, 6_619),
+          f"{PRINGLE_32000}; fc-solve docs/2_freecells-Report-for-first-400K-deals", FULL, TWO_CELL_STATES),
+    Claim("4cells-1-10000000", "4 free cells: 130 of deals 1-10,000,000 are unsolvable, exactly the listed ones",
+          FREECELL, _span(1, 10_000_000), ExactDeals(UNSOLVABLE, IMPOSSIBLE_4_CELLS),
+          IMPOSSIBLE_4_CELLS.source, FULL),
+)
+
+BY_ID: Dict[str, Claim] = {c.id: c for c in CLAIMS}
+
+
+def get(claim_id: str) -> Claim:
+    """The claim with this ID; ClaimError naming the known IDs otherwise."""
+    try:
+        return BY_ID[claim_id]
+    except KeyError:
+        raise ClaimError(f"unknown claim {claim_id!r}; see fcsurvey verify --list") from None
+
+
+def in_tier(tier: str) -> List[Claim]:
+    """The claims a run of ``tier`` checks: its own and those of every cheaper tier."""
+    if tier not in TIERS:
+        raise ClaimError(f"unknown tier {tier!r}; choose from {', '.join(TIERS)}")
+    return [c for c in CLAIMS if TIERS.index(c.tier) <= TIERS.index(tier)]
+
+
+def list_claim(deals: DealSet, name: str) -> Claim:
+    """The claim the 102,075-deal list makes about any ``deals`` under standard 4-cell rules:
+    the listed ones among them are unsolvable and all others solvable."""
+    return Claim(f"4cells-list:{name}", f"4 free cells: of deals {deals} exactly the listed ones "
+                 f"are unsolvable", FREECELL, deals, ExactDeals(UNSOLVABLE, IMPOSSIBLE_4_CELLS),
+                 IMPOSSIBLE_4_CELLS.source, None)

@@ -1,0 +1,462 @@
+"""Check the published record (:mod:`fcsurvey.known`) against surveys, and look past it.
+
+A claim is checked on one dataset.  A dataset given by the user is checked as it stands --
+a deal missing from it or left ``unknown`` fails the claim by name, because the point is to
+say whether *that* dataset can be trusted.  Otherwise verify reuses any dataset under
+``results/`` with the claim's rules that already decides every deal of the claim, and only
+then surveys the claim itself into a cache directory, which a rerun resumes.  Verdicts are
+proofs whatever limits produced them, so limits never decide which dataset may be reused.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from . import known, store
+from .deals import GENERATOR_NAME, deal as make_deal
+from .engine import validate
+from .notation import format_solution, parse_solution
+from .known import FREECELL, QUICK, TIERS, Claim, ClaimError, Count, ExactDeals, WinRate
+from .rules import Rules
+from .solver import SOLVED, UNSOLVABLE, Limits
+from .store import CHUNK_PATTERN, DealSet
+from .survey import RESULTS_DIR, Progress, Survey, default_out
+
+CACHE_DIR = RESULTS_DIR / "verify"
+CONFIDENCE = 0.999            # of the binomial interval a measured win rate must share with the record
+NAMED = 10                    # deals named in one line of a failure before "and N more"
+INLINE_DEALS = 8              # expected deal sets this small (and short) are shown in full
+INLINE_WIDTH = 60
+ROW_COLUMNS = ["deal", "status", "limit", "error"]
+OPPOSITE = {SOLVED: UNSOLVABLE, UNSOLVABLE: SOLVED}
+PASS, FAIL = "PASS", "FAIL"
+
+EXPLORATIONS = ("foundation-return",)
+SOLUTION_TOKENS_PER_LINE = 20
+#: ``--explore foundation-return`` re-solves the deals unsolvable with 4 cells below this.
+EXPLORE_BELOW = {"quick": 1_000_000, "standard": 1_000_000, "full": 10_000_000}
+FOUNDATION_RETURN = FREECELL.replace(foundation_return=True)
+
+ProgressFactory = Callable[[int], Progress]
+Say = Callable[[str], None]
+
+
+# --- which dataset checks which claim -------------------------------------------------------
+
+def plays_as(rules: Rules) -> Dict[str, Any]:
+    """The rules without the variant's name, which does not change the game: FreeCell with
+    same-suit building *is* Baker's Game."""
+    fields = rules.to_dict()
+    del fields["variant"]
+    return fields
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """What a dataset's manifest says it holds."""
+
+    path: Path
+    rules: Rules
+    requested: DealSet
+
+    @classmethod
+    def read(cls, path: Path) -> "DatasetInfo":
+        manifest = store.read_manifest(path)
+        if manifest.get("generator") != GENERATOR_NAME:
+            raise ClaimError(f"{path} was dealt by {manifest.get('generator')!r}, not Microsoft's "
+                             f"numbering ({GENERATOR_NAME}), so no published claim applies to it")
+        return cls(Path(path), Rules.from_dict(manifest["rules"]),
+                   DealSet(tuple(r) for r in manifest["requested"]))
+
+    def covers(self, claim: Claim) -> bool:
+        """Same game and every deal of the claim requested."""
+        return plays_as(self.rules) == plays_as(claim.rules) and not claim.deals - self.requested
+
+
+@dataclass(frozen=True)
+class Task:
+    """A claim to check, on the dataset the user gave for it (``None``: find or survey one)."""
+
+    claim: Claim
+    dataset: Optional[Path] = None
+
+
+def select(tier: Optional[str], claim_ids: Sequence[str], datasets: Sequence[Path]) -> List[Task]:
+    """What to check.
+
+    ``claim_ids`` pick claims by ID; else ``tier`` picks its claims and those of cheaper
+    tiers; with neither, given datasets pick every claim they can check, and without
+    datasets the quick tier runs.  Each given dataset serves the claims it covers.  With no
+    IDs, a dataset of standard 4-cell rules that serves no claim is checked against the
+    102,075-deal list over its own range.  Any other dataset no claim can use is an error:
+    results made under other rules cannot confirm the record.
+    """
+    infos = [DatasetInfo.read(path) for path in datasets]
+    if claim_ids:
+        claims = [known.get(i) for i in dict.fromkeys(claim_ids)]
+    else:
+        claims = known.in_tier(tier or QUICK) if tier or not infos else list(known.CLAIMS)
+    keep_all = bool(claim_ids) or tier is not None or not infos
+    tasks, used = [], set()
+    for claim in claims:
+        info = next((i for i in infos if i.covers(claim)), None)
+        if info is not None:
+            used.add(info.path)
+        if info is not None or keep_all:
+            tasks.append(Task(claim, info.path if info else None))
+    for info in infos:
+        if info.path in used:
+            continue
+        if not claim_ids and plays_as(info.rules) == plays_as(FREECELL):
+            tasks.append(Task(known.list_claim(info.requested, str(info.path)), info.path))
+            continue
+        wanted = ""
+        if len(claims) == 1:
+            wanted = f"; claim {claims[0].id} needs {claims[0].rules.describe()} for deals {claims[0].deals}"
+        raise ClaimError(f"dataset {info.path} holds {info.rules.describe()} for deals {info.requested}, "
+                         f"which no selected claim can use{wanted}")
+    return tasks
+
+
+def datasets_under(root: Path) -> List[Path]:
+    """Every dataset directory below ``root`` (not looking inside datasets)."""
+    found = []
+    for directory, subdirs, files in os.walk(root):
+        if store.MANIFEST in files:
+            found.append(Path(directory))
+            subdirs.clear()
+        subdirs.sort()
+    return found
+
+
+def read_rows(path: Path, deals: DealSet) -> pa.Table:
+    """Deal, status, limit and error of the rows of ``deals`` in dataset ``path``, by deal.
+
+    Only the chunk files whose span meets the deals are opened, so checking 32,000 deals
+    against a 10-million-deal dataset reads a few files, not the whole dataset.
+    """
+    lo, hi = deals.ranges[0][0], deals.ranges[-1][1]
+    files = []
+    for f in store.chunk_files(path):
+        first, last = (int(g) for g in CHUNK_PATTERN.fullmatch(f.name).groups())  # type: ignore[union-attr]
+        if first <= hi and last >= lo:
+            files.append(str(f))
+    if not files:
+        return store.SCHEMA.empty_table().select(ROW_COLUMNS)
+    table = pq.read_table(files, columns=ROW_COLUMNS, schema=store.SCHEMA)
+    inside = None
+    for a, b in deals.ranges:
+        here = pc.and_(pc.greater_equal(table["deal"], a), pc.less_equal(table["deal"], b))
+        inside = here if inside is None else pc.or_(inside, here)
+    return table.filter(inside).sort_by("deal")
+
+
+def _undecided(rows: pa.Table) -> pa.Table:
+    return rows.filter(pc.invert(pc.is_in(rows["status"], pa.array([SOLVED, UNSOLVABLE]))))
+
+
+def find_dataset(claim: Claim, roots: Sequence[Path]) -> Optional[Tuple[Path, pa.Table]]:
+    """A dataset under ``roots`` with the claim's rules that decides every deal of the
+    claim, with those rows."""
+    for root in roots:
+        for path in datasets_under(root):
+            try:
+                info = DatasetInfo.read(path)
+            except (store.StoreError, ClaimError):
+                continue  # not ours to judge; it was not asked for
+            if not info.covers(claim):
+                continue
+            rows = read_rows(path, claim.deals)
+            if pc.count_distinct(rows["deal"]).as_py() == len(claim.deals) and not len(_undecided(rows)):
+                return path, rows
+    return None
+
+
+def claim_survey(claim: Claim, cache: Path, workers: Optional[int]) -> Survey:
+    """The survey that settles ``claim``, in its own directory of ``cache`` (named as
+    ``fcsurvey survey`` would name it), so an interrupted verify resumes it."""
+    limits = Limits(max_states=claim.max_states)
+    out = Path(cache) / default_out(claim.deals, claim.rules, limits).name
+    return Survey(claim.deals, out, rules=claim.rules, limits=limits, workers=workers, solutions=False)
+
+
+# --- comparing ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Outcome:
+    """A claim checked: ``problems`` name every deal behind a FAIL."""
+
+    claim: Claim
+    passed: bool
+    measured: str
+    problems: Tuple[str, ...]
+    dataset: Path
+    surveyed_s: Optional[float] = None  # time spent surveying it in this run
+
+    @property
+    def result(self) -> str:
+        return PASS if self.passed else FAIL
+
+
+def _named(deals: Sequence[int]) -> str:
+    shown = " ".join(str(d) for d in deals[:NAMED])
+    return shown + (f" and {len(deals) - NAMED:,} more" if len(deals) > NAMED else "")
+
+
+def wilson_interval(successes: int, n: int, confidence: float = CONFIDENCE) -> Tuple[float, float]:
+    """The Wilson score interval for a binomial rate: sound near 0 and 1, where winnability
+    rates live and the plain normal interval is not."""
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _inline(status: str, deals: Sequence[int]) -> Optional[str]:
+    """``unsolvable: 11982 146692`` when the deals fit in a table cell."""
+    shown = " ".join(map(str, deals))
+    return f"{status}: {shown or 'none'}" if len(deals) <= INLINE_DEALS and len(shown) <= INLINE_WIDTH else None
+
+
+def expected_text(claim: Claim) -> str:
+    """What the record says, short enough for a table cell."""
+    e = claim.expected
+    if isinstance(e, ExactDeals):
+        deals = e.within(claim.deals)
+        return _inline(e.status, deals) or f"{len(deals):,} listed {e.status}"
+    if isinstance(e, Count):
+        return f"{e.count:,} {e.status}"
+    return f"{100 * e.winnable:g}%" + (f" +/- {100 * e.error:g}" if e.error else "") + " winnable"
+
+
+def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[float] = None) -> Outcome:
+    """Judge ``claim`` on ``rows`` (from :func:`read_rows`).  A deal that is missing, has no
+    verdict, or has two verdicts fails the claim by name: never a silent pass."""
+    problems = []
+    present = pc.unique(rows["deal"])
+    if len(present) < len(claim.deals):
+        missing = claim.deals - DealSet.from_sorted(present.to_pylist())
+        shown = missing if len(missing.ranges) <= NAMED else f"{DealSet(missing.ranges[:NAMED])} and more"
+        problems.append(f"missing from the dataset ({len(missing):,} deals): {shown}")
+    if len(rows) > len(present):
+        counts = rows.group_by("deal").aggregate([("status", "count_distinct")])
+        twice = counts.filter(pc.greater(counts["status_count_distinct"], 1))["deal"].to_pylist()
+        if twice:
+            problems.append(f"{len(twice):,} deals with conflicting verdicts: {_named(sorted(twice))}")
+    for row in _undecided(rows).to_pylist()[:NAMED]:
+        why = row["limit"] and f"{row['limit']} limit" or row["error"] or "no reason given"
+        problems.append(f"deal {row['deal']} is {row['status']} ({why}), not proved either way")
+    undecided = len(_undecided(rows))
+    if undecided > NAMED:
+        problems.append(f"... and {undecided - NAMED:,} more deals without a proof")
+    e = claim.expected
+    if isinstance(e, WinRate):
+        n = len(rows) - undecided
+        won = pc.sum(pc.equal(rows["status"], SOLVED)).as_py() or 0
+        if not n:
+            return Outcome(claim, False, "no decided deals", tuple(problems), dataset, surveyed_s)
+        lo, hi = wilson_interval(won, n)
+        measured = f"{100 * won / n:.3f}% of {n:,} (CI {100 * lo:.2f}-{100 * hi:.2f}%)"
+        if hi < e.winnable - e.error or lo > e.winnable + e.error:
+            problems.append(f"the {100 * CONFIDENCE:g}% interval {100 * lo:.3f}-{100 * hi:.3f}% misses the "
+                            f"published {expected_text(claim)}")
+        return Outcome(claim, not problems, measured, tuple(problems), dataset, surveyed_s)
+    found = rows.filter(pc.equal(rows["status"], e.status))["deal"].to_pylist()
+    if isinstance(e, Count):
+        if len(found) != e.count:
+            problems.append(f"{len(found):,} deals {e.status} where {e.count:,} were published")
+        return Outcome(claim, not problems, f"{len(found):,} {e.status}", tuple(problems), dataset, surveyed_s)
+    listed = e.within(claim.deals)
+    listed_set, found_set = set(listed), set(found)
+    extra = [d for d in found if d not in listed_set]
+    if extra:
+        problems.append(f"{e.status} but not listed: {_named(extra)}")
+    decided_other = set(rows.filter(pc.equal(rows["status"], OPPOSITE[e.status]))["deal"].to_pylist())
+    absent = [d for d in listed if d not in found_set and d in decided_other]
+    if absent:
+        problems.append(f"listed {e.status} but {OPPOSITE[e.status]}: {_named(absent)}")
+    exact = found_set == listed_set
+    measured = (_inline(e.status, found) if exact else None) or (
+        f"{len(found):,} {e.status}" + (", as listed" if exact else ""))
+    return Outcome(claim, not problems, measured, tuple(problems), dataset, surveyed_s)
+
+
+def check(task: Task, *, cache: Path = CACHE_DIR, workers: Optional[int] = None,
+          progress: Optional[ProgressFactory] = None, say: Say = lambda _: None) -> Outcome:
+    """Check one claim: on its given dataset, a reusable one, or a survey of its own."""
+    claim = task.claim
+    if task.dataset is not None:
+        return compare(claim, read_rows(task.dataset, claim.deals), task.dataset)
+    roots = [RESULTS_DIR] + ([] if Path(cache).resolve().is_relative_to(RESULTS_DIR.resolve()) else [cache])
+    found = find_dataset(claim, roots)
+    if found is not None:
+        say(f"{claim.id}: reusing {found[0]}")
+        return compare(claim, found[1], found[0])
+    job = claim_survey(claim, cache, workers)
+    say(f"{claim.id}: surveying {job.todo:,} deals ({job.skipped:,} already done) into {job.out}")
+    started = time.monotonic()
+    job.run(progress(job.todo) if progress is not None and job.todo else None)
+    return compare(claim, read_rows(job.out, claim.deals), job.out, time.monotonic() - started)
+
+
+def check_all(tasks: Sequence[Task], **options: Any) -> Iterator[Outcome]:
+    """:func:`check` each task in turn (options as for check), yielding each outcome as
+    it is known and saying it, so a long run shows its verdicts as they come."""
+    say: Say = options.get("say", lambda _: None)
+    for task in tasks:
+        outcome = check(task, **options)
+        say(f"{outcome.claim.id}: {outcome.result}")
+        yield outcome
+
+
+# --- reports --------------------------------------------------------------------------------
+
+TABLE_HEADINGS = ("claim", "tier", "expected", "measured", "result")
+
+
+def _cells(outcome: Outcome) -> Tuple[str, ...]:
+    c = outcome.claim
+    return (c.id, c.tier or "-", expected_text(c), outcome.measured, outcome.result)
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f"{minutes}m {secs:02d}s" if minutes else f"{seconds:.1f}s"
+
+
+def _notes(outcomes: Sequence[Outcome]) -> List[str]:
+    lines = []
+    for o in outcomes:
+        for problem in o.problems:
+            lines.append(f"FAIL {o.claim.id}: {problem}")
+    for o in outcomes:
+        how = f"surveyed in {_duration(o.surveyed_s)}" if o.surveyed_s is not None else "reused"
+        lines.append(f"{o.claim.id}: {o.dataset} ({how})")
+    return lines
+
+
+def verdict_line(outcomes: Sequence[Outcome], elapsed_s: float) -> str:
+    failed = sum(not o.passed for o in outcomes)
+    return (f"{len(outcomes)} claims: {len(outcomes) - failed} PASS, {failed} FAIL "
+            f"({_duration(elapsed_s)})")
+
+
+def table_text(outcomes: Sequence[Outcome], elapsed_s: float) -> str:
+    """The table for a terminal, then the failures and the datasets used."""
+    rows = [TABLE_HEADINGS] + [_cells(o) for o in outcomes]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(TABLE_HEADINGS))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines + [""] + _notes(outcomes) + ["", verdict_line(outcomes, elapsed_s)])
+
+
+def _escape(cell: str) -> str:
+    return cell.replace("|", "\\|")
+
+
+def table_markdown(outcomes: Sequence[Outcome], elapsed_s: float) -> str:
+    """The same report as Markdown, with each claim's statement and source."""
+    lines = ["| " + " | ".join(TABLE_HEADINGS) + " |", "|" + "---|" * len(TABLE_HEADINGS)]
+    lines += ["| " + " | ".join(_escape(c) for c in _cells(o)) + " |" for o in outcomes]
+    lines += ["", f"**{verdict_line(outcomes, elapsed_s)}**", ""]
+    lines += [f"- `{o.claim.id}`: {o.claim.statement}. Source: {o.claim.source}." for o in outcomes]
+    lines += ["", "```", *_notes(outcomes), "```"]
+    return "\n".join(lines) + "\n"
+
+
+def claims_text(claims: Sequence[Claim]) -> str:
+    """``verify --list``: every claim, its tier, what it says and where it was published."""
+    width = max(len(c.id) for c in claims)
+    lines = []
+    for tier in TIERS:
+        for c in (c for c in claims if c.tier == tier):
+            lines.append(f"{c.id.ljust(width)}  {tier.ljust(8)}  {c.statement}")
+            lines.append(f"{' ' * width}  {' ' * 8}  source: {c.source}")
+    return "\n".join(lines)
+
+
+# --- beyond the record: foundation return ---------------------------------------------------
+
+@dataclass(frozen=True)
+class Explored:
+    """One deal re-solved with foundation return.  ``proved`` is true for a proof either way:
+    unsolvable after an exhaustive search, or solved with a solution the rules engine replays
+    to a win."""
+
+    deal: int
+    status: str
+    states: int
+    solution: Optional[str]
+    replay: str
+    proved: bool
+
+
+def explore_deals(tier: Optional[str]) -> Tuple[int, ...]:
+    """The deals unsolvable with 4 cells that ``--explore`` re-solves at ``tier``."""
+    return known.IMPOSSIBLE_4_CELLS.within(DealSet([(1, EXPLORE_BELOW[tier or QUICK])]))
+
+
+def explore_foundation_return(deals: Sequence[int], *, cache: Path = CACHE_DIR,
+                              workers: Optional[int] = None, progress: Optional[ProgressFactory] = None,
+                              say: Say = lambda _: None) -> List[Explored]:
+    """Solve ``deals`` with foundation return on and replay every solution found.
+
+    The survey keeps solutions and lives in the cache like a claim's, so it resumes.
+    """
+    wanted = DealSet((d, d) for d in deals)
+    limits = Limits()
+    out = Path(cache) / default_out(wanted, FOUNDATION_RETURN, limits).name
+    job = Survey(wanted, out, rules=FOUNDATION_RETURN, limits=limits, workers=workers)
+    say(f"foundation return: solving {job.todo:,} deals ({job.skipped:,} already done) into {job.out}")
+    job.run(progress(job.todo) if progress is not None and job.todo else None)
+    table = store.read(out)
+    rows = {r["deal"]: r for r in table.select(["deal", "status", "states", "solution", "limit", "error"])
+            .to_pylist()}
+    explored = []
+    for number in deals:
+        row = rows.get(number)
+        if row is None:
+            explored.append(Explored(number, "missing", 0, None, f"no row in {out}", False))
+        elif row["status"] == UNSOLVABLE:
+            explored.append(Explored(number, UNSOLVABLE, row["states"], None,
+                                     f"every reachable position searched ({row['states']:,})", True))
+        elif row["status"] == SOLVED:
+            check = validate(make_deal(number, FOUNDATION_RETURN), FOUNDATION_RETURN, row["solution"] or "")
+            explored.append(Explored(number, SOLVED, row["states"], row["solution"],
+                                     f"solution replayed by the rules engine: {check.verdict()}", check.ok))
+        else:
+            why = row["limit"] and f"{row['limit']} limit" or row["error"]
+            explored.append(Explored(number, row["status"], row["states"] or 0, None,
+                                     f"no proof ({why})", False))
+    return explored
+
+
+def explore_text(explored: Sequence[Explored]) -> str:
+    """The foundation-return report: a line per deal, then the solutions."""
+    width = max(len(str(e.deal)) for e in explored)
+    lines = ["Deals unsolvable with 4 free cells (standard rules), solved again with foundation return:", ""]
+    lines += [f"{str(e.deal).rjust(width)}  {e.status:<10}  {e.replay}" for e in explored]
+    solved = [e for e in explored if e.status == SOLVED]
+    for e in solved:
+        lines += ["", f"deal {e.deal} with foundation return:",
+                  format_solution(parse_solution(e.solution or ""), per_line=SOLUTION_TOKENS_PER_LINE)]
+    lines += ["", f"{len(solved)} of {len(explored)} become solvable with foundation return; "
+              + ("every verdict is a proof." if all(e.proved for e in explored)
+                 else f"{sum(not e.proved for e in explored)} without a proof.")]
+    return "\n".join(lines)
+
+
+def explore_markdown(explored: Sequence[Explored]) -> str:
+    """The foundation-return report for ``--report``."""
+    return f"# Foundation return\n\n```\n{explore_text(explored)}\n```\n"

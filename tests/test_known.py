@@ -1,0 +1,112 @@
+"""The registry of published claims: the shipped lists are the published ones, byte for byte,
+and the claims built on them say what the record says."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from fcsurvey import known
+from fcsurvey.known import (CLAIMS, IMPOSSIBLE_4_CELLS, IMPOSSIBLE_5_CELLS, LISTS, SOLVABLE_0_CELLS, TIERS,
+                            UNSOLVABLE_3_CELLS, ClaimError, Count, ExactDeals, WinRate)
+from fcsurvey.rules import PRESETS
+from fcsurvey.solver import SOLVED, UNSOLVABLE
+from fcsurvey.store import DealSet
+
+#: The shared copy of the published results, beside the repository when it is checked out
+#: in the project's workplace (and on CI).
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "known-results"
+#: SHA-256 of each published file, so the lists are pinned even where SHARED is absent.
+PUBLISHED_SHA256 = {
+    "impossible-4cells-1-8589934591.txt": "f0012e88fe7267af57654dbb2acaee28d12efad08e68fe32e05c24b1bb1259e5",
+    "impossible-5cells-1-8589934591.txt": "93409b3107510963ddf05c8dca37c2f167c69a3ea775dd97c403bc167fd979de",
+    "unsolvable-3cells-1-32000.txt": "71e1cb1b63e19b1535f076c90bdf574c63ac1cbc28ca04847738676539f746e1",
+    "solvable-0cells-1-32000.txt": "87dcc7d3ab87ceee047157d010d12400201714d6ae4acf44950412579c60622c",
+}
+THE_EIGHT = (11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948)
+
+
+def shipped_bytes(deal_list):
+    data = (resources.files("fcsurvey") / known.DATA_DIR / deal_list.file).read_bytes()
+    return gzip.decompress(data) if deal_list.file.endswith(".gz") else data
+
+
+@pytest.mark.parametrize("deal_list", LISTS, ids=lambda d: d.file)
+def test_shipped_lists_are_the_published_files(deal_list):
+    published = deal_list.file.removesuffix(".gz")
+    data = shipped_bytes(deal_list)
+    assert hashlib.sha256(data).hexdigest() == PUBLISHED_SHA256[published]
+    if SHARED.is_dir():
+        assert data == (SHARED / published).read_bytes()
+    assert deal_list.numbers() == tuple(int(line) for line in data.decode().splitlines())
+
+
+def test_list_sizes_and_the_counts_derived_from_them():
+    assert len(IMPOSSIBLE_4_CELLS.numbers()) == 102_075
+    assert IMPOSSIBLE_4_CELLS.within(DealSet([(1, 32_000)])) == (11982,)
+    assert IMPOSSIBLE_4_CELLS.within(DealSet([(1, 1_000_000)])) == THE_EIGHT
+    assert len(IMPOSSIBLE_4_CELLS.within(DealSet([(1, 10_000_000)]))) == 130
+    assert len(IMPOSSIBLE_4_CELLS.within(DealSet([(1, 100_000_000)]))) == 1_282
+    assert len(IMPOSSIBLE_5_CELLS.numbers()) == 6
+    assert len(UNSOLVABLE_3_CELLS.numbers()) == 199
+    assert len(SOLVABLE_0_CELLS.numbers()) == 69
+    for deal_list in LISTS:
+        numbers = deal_list.numbers()
+        assert list(numbers) == sorted(set(numbers))
+
+
+def test_every_deal_unsolvable_with_more_cells_is_unsolvable_with_fewer():
+    three = set(UNSOLVABLE_3_CELLS.numbers())
+    assert set(IMPOSSIBLE_4_CELLS.within(DealSet([(1, 32_000)]))) <= three
+    assert set(IMPOSSIBLE_5_CELLS.numbers()) <= set(IMPOSSIBLE_4_CELLS.numbers())
+    assert not three & set(SOLVABLE_0_CELLS.numbers())
+
+
+def test_claims_are_well_formed():
+    assert len({c.id for c in CLAIMS}) == len(CLAIMS)
+    for claim in CLAIMS:
+        assert claim.tier in TIERS and claim.source and claim.deals
+        assert isinstance(claim.expected, (ExactDeals, Count, WinRate))
+        if isinstance(claim.expected, WinRate):
+            assert 0 < claim.expected.winnable < 1
+        else:
+            assert claim.expected.status in (SOLVED, UNSOLVABLE)
+
+
+def test_claims_say_what_the_record_says():
+    def expected(claim_id):
+        claim = known.get(claim_id)
+        return claim.expected.within(claim.deals)
+    assert expected("4cells-1-32000") == (11982,)
+    assert expected("4cells-1-1000000") == THE_EIGHT
+    assert len(expected("4cells-1-10000000")) == 130
+    assert len(expected("3cells-1-32000")) == 199
+    assert len(expected("0cells-1-32000")) == 69
+    assert expected("5cells-six") == expected("6cells-six") == IMPOSSIBLE_5_CELLS.numbers()
+    assert known.get("2cells-1-32000").expected == Count(UNSOLVABLE, 6_619)
+    assert known.get("1cell-1-32000").expected == Count(UNSOLVABLE, 25_711)
+    assert known.get("relaxed-11982").rules == PRESETS["relaxed-freecell"]
+    assert known.get("rate-bakers-game").expected == WinRate(0.75053, 0.00028)
+
+
+def test_tiers_are_cumulative():
+    quick, standard, full = (set(c.id for c in known.in_tier(t)) for t in TIERS)
+    assert quick < standard < full == {c.id for c in CLAIMS}
+    assert "4cells-1-32000" in quick and "4cells-1-10000000" not in standard
+
+
+def test_unknown_claim_or_tier_is_refused():
+    with pytest.raises(ClaimError, match="unknown claim 'nope'"):
+        known.get("nope")
+    with pytest.raises(ClaimError, match="unknown tier"):
+        known.in_tier("huge")
+
+
+def test_the_list_claims_any_range_of_standard_deals():
+    claim = known.list_claim(DealSet([(146_000, 147_000), (500_000, 520_000)]), "somewhere")
+    assert claim.rules == PRESETS["freecell"]
+    assert claim.expected.within(claim.deals) == (146692, 512118, 517776)

@@ -1,0 +1,224 @@
+"""``fcsurvey verify``: claims pass on sound datasets and fail by name on doctored ones, datasets
+are matched to claims (or refused), and the foundation-return report proves both ways.
+
+Datasets are written directly with the store, so a 32,000-deal claim costs no solving."""
+
+from __future__ import annotations
+
+import pytest
+
+from fcsurvey import known, verify
+from fcsurvey.cli import main
+from fcsurvey.known import ClaimError
+from fcsurvey.rules import PRESETS, preset
+from fcsurvey.solver import SOLVED, UNKNOWN, UNSOLVABLE, Limits
+from fcsurvey.store import Dataset, DealSet
+from fcsurvey.survey import SOLVER_ENV
+
+FAKE = "fake_solver:solve"
+
+
+def write_dataset(path, rules, deals, unsolvable=(), drop=(), statuses=None, limits=Limits()):
+    """A dataset of ``deals`` (lo, hi): ``unsolvable`` deals unsolvable, the rest solved, except
+    ``statuses`` overrides; ``drop`` deals left out."""
+    lo, hi = deals
+    statuses = statuses or {}
+    rows = []
+    for deal in range(lo, hi + 1):
+        if deal in drop:
+            continue
+        status = statuses.get(deal, UNSOLVABLE if deal in unsolvable else SOLVED)
+        rows.append({"deal": deal, "status": status, "states": 1, "elapsed_ms": 0.0,
+                     "limit": "states" if status == UNKNOWN else None})
+    dataset = Dataset.open(path, rules, limits, DealSet([deals]))
+    dataset.write_chunk(rows, 0.0)
+    dataset.close()
+    return path
+
+
+def outcome(claim_id, path):
+    claim = known.get(claim_id)
+    return verify.compare(claim, verify.read_rows(path, claim.deals), path)
+
+
+@pytest.fixture(scope="module")
+def four_cells(tmp_path_factory):
+    """Deals 1-32,000 with standard rules, as the record says."""
+    return write_dataset(tmp_path_factory.mktemp("four") / "d", PRESETS["freecell"], (1, 32_000), {11982})
+
+
+def test_a_sound_dataset_passes(four_cells):
+    result = outcome("4cells-1-32000", four_cells)
+    assert result.passed and result.measured == "unsolvable: 11982" and not result.problems
+
+
+@pytest.mark.parametrize("doctor, named", [
+    ({"unsolvable": ()}, "listed unsolvable but solved: 11982"),
+    ({"unsolvable": {11982, 20001}}, "unsolvable but not listed: 20001"),
+    ({"unsolvable": {11982}, "drop": {5000}}, "missing from the dataset (1 deals): 5000"),
+    ({"unsolvable": {11982}, "statuses": {777: UNKNOWN}}, "deal 777 is unknown (states limit)"),
+    ({"unsolvable": {11982}, "statuses": {11982: UNKNOWN}}, "deal 11982 is unknown (states limit)"),
+    ({"unsolvable": {11982}, "statuses": {31: "error"}}, "deal 31 is error"),
+])
+def test_a_doctored_dataset_fails_naming_the_deal(tmp_path, doctor, named):
+    path = write_dataset(tmp_path / "d", PRESETS["freecell"], (1, 32_000), **doctor)
+    result = outcome("4cells-1-32000", path)
+    assert not result.passed
+    assert any(named in problem for problem in result.problems), result.problems
+
+
+def test_exact_solvable_list_counts_and_undecided_deals(tmp_path):
+    zero = preset("freecell", cells=0)
+    solvable = set(known.SOLVABLE_0_CELLS.numbers())
+    good = write_dataset(tmp_path / "good", zero, (1, 32_000),
+                         statuses={d: SOLVED if d in solvable else UNSOLVABLE for d in range(1, 32_001)})
+    assert outcome("0cells-1-32000", good).passed
+    assert outcome("0cells-1-32000", good).measured == "69 solved, as listed"
+    statuses = {d: SOLVED if d in solvable else UNSOLVABLE for d in range(1, 32_001)}
+    statuses[164] = UNSOLVABLE
+    bad = write_dataset(tmp_path / "bad", zero, (1, 32_000), statuses=statuses)
+    assert "listed solved but unsolvable: 164" in outcome("0cells-1-32000", bad).problems
+
+
+def test_a_count_claim_needs_the_exact_count_and_no_undecided_deal(tmp_path):
+    two = preset("freecell", cells=2)
+    exact = write_dataset(tmp_path / "a", two, (1, 32_000), set(range(1, 6_620)))
+    assert outcome("2cells-1-32000", exact).passed
+    short = write_dataset(tmp_path / "b", two, (1, 32_000), set(range(1, 6_619)))
+    assert outcome("2cells-1-32000", short).problems == ("6,618 deals unsolvable where 6,619 were published",)
+    # 6,619 unsolvable but one more left unknown: the count matches, the claim still fails
+    vague = write_dataset(tmp_path / "c", two, (1, 32_000), set(range(1, 6_620)), statuses={9000: UNKNOWN})
+    assert not outcome("2cells-1-32000", vague).passed
+
+
+def test_wilson_interval():
+    lo, hi = verify.wilson_interval(75, 100, 0.95)
+    assert lo == pytest.approx(0.6569, abs=1e-4) and hi == pytest.approx(0.8245, abs=1e-4)
+    lo, hi = verify.wilson_interval(0, 1000)
+    assert lo == 0.0 and 0 < hi < 0.011
+
+
+def test_a_rate_claim_passes_inside_the_interval_and_fails_outside(tmp_path):
+    bakers = PRESETS["bakers-game"]
+    near = write_dataset(tmp_path / "near", bakers, (1, 10_000), set(range(1, 10_001, 4)))  # 75% win
+    assert outcome("rate-bakers-game", near).passed
+    far = write_dataset(tmp_path / "far", bakers, (1, 10_000), set(range(1, 10_001, 3)))  # 66.7% win
+    result = outcome("rate-bakers-game", far)
+    assert not result.passed and "misses the published 75.053% +/- 0.028 winnable" in result.problems[0]
+    vague = write_dataset(tmp_path / "vague", bakers, (1, 10_000), set(range(1, 10_001, 4)),
+                          statuses={10: UNKNOWN})
+    assert "deal 10 is unknown (states limit), not proved either way" in outcome("rate-bakers-game", vague).problems
+
+
+# --- matching datasets to claims -------------------------------------------------------------
+
+def test_datasets_alone_pick_the_claims_they_cover(four_cells, tmp_path):
+    assert [(t.claim.id, t.dataset) for t in verify.select(None, (), [four_cells])] == [
+        ("4cells-1-32000", four_cells)]
+    part = write_dataset(tmp_path / "part", PRESETS["freecell"], (146_000, 147_000), {146692})
+    (task,) = verify.select(None, (), [part])
+    assert task.claim.id == f"4cells-list:{part}" and task.dataset == part
+    result = verify.compare(task.claim, verify.read_rows(part, task.claim.deals), part)
+    assert result.passed and result.measured == "unsolvable: 146692"
+
+
+def test_a_variant_name_does_not_hide_the_same_game(tmp_path):
+    bakers_by_hand = preset("freecell", build="suit")
+    path = write_dataset(tmp_path / "d", bakers_by_hand, (1, 10_000))
+    assert [t.claim.id for t in verify.select(None, (), [path])] == ["rate-bakers-game"]
+
+
+def test_a_dataset_with_other_rules_than_the_claim_is_refused(four_cells):
+    with pytest.raises(ClaimError, match="claim 3cells-1-32000 needs freecell: 3 cells"):
+        verify.select(None, ["3cells-1-32000"], [four_cells])
+
+
+def test_a_dataset_reused_from_results_needs_every_deal_decided(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    claim = known.get("relaxed-11982")
+    write_dataset(tmp_path / "results" / "mine", claim.rules, (11_900, 12_000),
+                  statuses={11_950: UNKNOWN})
+    assert verify.find_dataset(claim, [verify.RESULTS_DIR])[0].name == "mine"
+    undecided = known.list_claim(DealSet([(11_940, 11_960)]), "x")
+    assert verify.find_dataset(undecided, [verify.RESULTS_DIR]) is None
+
+
+def test_a_claim_without_a_dataset_is_surveyed_into_the_cache_and_then_reused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cache = tmp_path / "cache"
+    said = []
+    first = verify.check(verify.Task(known.get("6cells-six")), cache=cache, workers=1, say=said.append)
+    assert first.passed and first.surveyed_s is not None and first.dataset.parent == cache
+    again = verify.check(verify.Task(known.get("6cells-six")), cache=cache, workers=1, say=said.append)
+    assert again.passed and again.surveyed_s is None and again.dataset == first.dataset
+    assert said[-1] == f"6cells-six: reusing {first.dataset}"
+
+
+# --- the command -------------------------------------------------------------------------------
+
+def cli(capsys, *args):
+    with pytest.raises(SystemExit) as stop:
+        main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return stop.value.code, out, err
+
+
+def test_verify_prints_the_table_and_writes_markdown(capsys, four_cells, tmp_path):
+    report = tmp_path / "report.md"
+    code, out, _ = cli(capsys, "verify", "--dataset", four_cells, "--report", report)
+    assert code == 0
+    assert out.splitlines()[0].split() == ["claim", "tier", "expected", "measured", "result"]
+    assert "4cells-1-32000  quick  unsolvable: 11982  unsolvable: 11982  PASS" in out
+    assert "| 4cells-1-32000 | quick | unsolvable: 11982 | unsolvable: 11982 | PASS |" in report.read_text()
+
+
+def test_verify_fails_with_exit_1_naming_the_deal(capsys, tmp_path):
+    path = write_dataset(tmp_path / "d", PRESETS["freecell"], (1, 32_000), {11982}, statuses={777: UNKNOWN})
+    code, out, _ = cli(capsys, "verify", "--dataset", path)
+    assert code == 1
+    assert "FAIL 4cells-1-32000: deal 777 is unknown (states limit), not proved either way" in out
+    assert "1 claims: 0 PASS, 1 FAIL" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--claim", "nope"], "Error: unknown claim 'nope'; see fcsurvey verify --list"),
+    (["--tier", "huge"], "Error: Invalid value for '--tier': 'huge' is not one of 'quick', 'standard', 'full'."),
+])
+def test_bad_input_is_one_error_line(capsys, args, message):
+    code, out, err = cli(capsys, "verify", *args)
+    assert (code, out, err) == (2, "", message + "\n")
+
+
+def test_a_dataset_with_other_rules_is_one_error_line(capsys, four_cells):
+    code, out, err = cli(capsys, "verify", "--claim", "3cells-1-32000", "--dataset", four_cells)
+    assert code == 2 and not out
+    assert err.startswith(f"Error: dataset {four_cells} holds freecell: 4 cells") and err.count("\n") == 1
+
+
+def test_list_shows_every_claim_and_its_tier(capsys):
+    code, out, _ = cli(capsys, "verify", "--list")
+    assert code == 0
+    for claim in known.CLAIMS:
+        assert f"{claim.id}  " in out and claim.statement in out
+
+
+# --- foundation return -----------------------------------------------------------------------
+
+def test_foundation_return_on_the_eight_is_proved_both_ways(tmp_path):
+    deals = verify.explore_deals(None)
+    assert deals == known.IMPOSSIBLE_4_CELLS.within(DealSet([(1, 1_000_000)]))
+    explored = verify.explore_foundation_return(deals + (1,), cache=tmp_path, workers=1)
+    assert all(e.proved for e in explored)
+    assert [e.deal for e in explored if e.status == SOLVED] == [1]  # deal 1: a solvable control
+    assert "solution replayed by the rules engine: valid" in explored[-1].replay
+    text = verify.explore_text(explored)
+    assert "1 of 9 become solvable with foundation return; every verdict is a proof." in text
+
+
+def test_a_solution_that_does_not_replay_is_no_proof(tmp_path, monkeypatch):
+    monkeypatch.setenv(SOLVER_ENV, FAKE)
+    explored = verify.explore_foundation_return((1, 11982, 97), cache=tmp_path, workers=1)
+    by_deal = {e.deal: e for e in explored}
+    assert not by_deal[1].proved and "invalid" in by_deal[1].replay
+    assert by_deal[11982].proved
+    assert not by_deal[97].proved and by_deal[97].replay == "no proof (states limit)"
