@@ -2,7 +2,7 @@
 
 ``solve`` deals a number (or takes a board), runs the compiled search with the
 GIL released, and returns a :class:`Result`.  Verdicts are proofs: ``solved``
-carries a solution the pure-Python engine replays, ``unsolvable`` means every
+carries a solution the pure-Python engine has replayed, ``unsolvable`` means every
 reachable position was visited with exact duplicate detection, anything else
 is ``unknown`` with the limit that fired.
 """
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Optional, Tuple, Union
 
 from ._core import _fccore
 from .deals import Deal, deal as make_deal
-from .engine import Position
+from .engine import Position, validate
 from .notation import parse_board
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules
 
@@ -33,6 +33,10 @@ MAX_DEALT_COLUMN = 19
 
 class SolverError(ValueError):
     """A board or limit the solver cannot take."""
+
+
+class ReplayFailed(RuntimeError):
+    """The C core claimed a solution the reference engine rejects: a solver bug."""
 
 
 @dataclass(frozen=True)
@@ -80,28 +84,35 @@ def core_rules(rules: Rules) -> Tuple[int, int, int, int, int, int]:
             int(rules.foundation_return))
 
 
-def _run(rules: Rules, columns: Sequence[Sequence[int]], cells: Sequence[Optional[int]],
-         foundations: Sequence[int], limits: Limits) -> Result:
-    longest = max((len(c) for c in columns), default=0)
+def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
+                   *, replay: bool = True) -> Result:
+    """Solve from any position; the solution starts from it as given.
+
+    With ``replay`` (the default) a solution is believed only after the
+    pure-Python engine has replayed it to the end: a solver bug raises
+    :class:`ReplayFailed` instead of reporting ``solved``.  Turn it off only
+    where the solutions are replayed later anyway.
+    """
+    longest = max((len(c) for c in position.columns), default=0)
     if longest > MAX_DEALT_COLUMN:
         raise SolverError(f"a column holds {longest} cards; the solver takes at most {MAX_DEALT_COLUMN}")
-    raw = _fccore.solve(core_rules(rules), columns, cells, foundations,
-                        limits.max_states, limits.timeout or 0.0)
-    return Result(**raw)
+    result = Result(**_fccore.solve(core_rules(rules), position.columns, position.cells,
+                                    position.foundations, limits.max_states, limits.timeout or 0.0))
+    if replay and result.status == SOLVED:
+        check = validate(position, rules, result.solution)
+        if not check.ok:
+            raise ReplayFailed(f"solution fails replay: {check.verdict()}")
+    return result
 
 
-def solve(deal: Union[int, Deal], rules: Rules = PRESETS["freecell"], limits: Limits = Limits()) -> Result:
+def solve(deal: Union[int, Deal], rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
+          *, replay: bool = True) -> Result:
     """Solve a deal number (dealt under ``rules``) or an already dealt layout."""
     layout = deal if isinstance(deal, Deal) else make_deal(deal, rules)
-    return _run(rules, layout.columns, layout.cells, (0, 0, 0, 0), limits)
+    return solve_position(Position.from_deal(layout), rules, limits, replay=replay)
 
 
-def solve_position(position: Position, rules: Rules = PRESETS["freecell"],
-                   limits: Limits = Limits()) -> Result:
-    """Solve from any position; the solution starts from it as given."""
-    return _run(rules, position.columns, position.cells, position.foundations, limits)
-
-
-def solve_board(text: str, rules: Rules = PRESETS["freecell"], limits: Limits = Limits()) -> Result:
+def solve_board(text: str, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
+                *, replay: bool = True) -> Result:
     """Solve a position given as fc-solve/PySol board text (see notation.py)."""
-    return solve_position(parse_board(text, rules), rules, limits)
+    return solve_position(parse_board(text, rules), rules, limits, replay=replay)

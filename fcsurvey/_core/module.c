@@ -212,19 +212,6 @@ static PyObject *py_safe_home(PyObject *self, PyObject *args)
     return PyBool_FromLong(fcs_safe_home(&r, found, card + 1));
 }
 
-static PyObject *py_bytes_per_state(PyObject *self, PyObject *args)
-{
-    PyObject *rules_obj, *columns, *cells, *found;
-    fcs_rules r;
-    fcs_pos p;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OOOO", &rules_obj, &columns, &cells, &found))
-        return NULL;
-    if (!parse_rules(rules_obj, &r) || !parse_position(&r, columns, cells, found, MAX_DEALT_LEN, &p))
-        return NULL;
-    return PyLong_FromLong(fcs_bytes_per_state(&r, &p));
-}
-
 static PyObject *py_shuffled_deck(PyObject *self, PyObject *arg)
 {
     unsigned long long number = PyLong_AsUnsignedLongLong(arg);
@@ -275,8 +262,6 @@ static PyMethodDef methods[] = {
      "[(src_kind, src, dst_kind, dst, count)]; kinds 0 column, 1 cell, 2 foundation."},
     {"safe_home", py_safe_home, METH_VARARGS,
      "safe_home(rules, foundations, card) -> bool: the solver's safe-autoplay test."},
-    {"bytes_per_state", py_bytes_per_state, METH_VARARGS,
-     "bytes_per_state(rules, columns, cells, foundations) -> int."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -267,13 +267,6 @@ static int key_words_for(const fcs_rules *r, const fcs_pos *start, int *k_bits, 
     return (total + 63) / 64;
 }
 
-int fcs_bytes_per_state(const fcs_rules *r, const fcs_pos *start)
-{
-    int kb, cb, words = key_words_for(r, start, &kb, &cb);
-    /* key + parent + move + depth + two hash slots (load <= 1/2) + heap entry */
-    return words * 8 + 4 + 2 + 2 + 16 + 8;
-}
-
 /* ---- state store ------------------------------------------------------ */
 
 static inline uint64_t hash_key(const uint64_t *key, int words)
@@ -819,8 +812,11 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
         idx = find_or_add(s, key, &is_new);
         if (idx == NO_PARENT)
             return PHASE_DONE;
-        if (!is_new)
+        if (!is_new) {
+            if (e.move != NO_MOVE && s->depth[e.state] + 1 < s->depth[idx])
+                record(s, idx, e.state, &parent_pos, &m); /* shorter way in: see full_search */
             continue;
+        }
         record(s, idx, e.move == NO_MOVE ? NO_PARENT : e.state, &parent_pos, &m);
         if (s->n >= budget)
             return PHASE_GAVE_UP;

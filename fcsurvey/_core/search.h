@@ -23,8 +23,6 @@ typedef struct {
     char *solution;   /* malloc'd, space-separated tokens; NULL unless solved */
 } fcs_result;
 
-/* Bytes one stored position costs (key, parent, move, depth, hash slot). */
-int fcs_bytes_per_state(const fcs_rules *r, const fcs_pos *start);
 /* Solve from `start` (as dealt: safe autoplay is applied, and written into
    the solution, by the solver).  Keeps no global state; safe to run from
    several threads at once. */
