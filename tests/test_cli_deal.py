@@ -12,16 +12,7 @@ import pytest
 from fcsurvey import __version__
 from fcsurvey.rules import PRESETS
 
-DEAL_11982 = [
-    "AH 3D KD JC 6C JD KC",
-    "AS 3H 6H 5D 2C 7D 8D",
-    "4H QS 5S 5C TH 8H 2S",
-    "AC QC 4D 8C QH 9C 3S",
-    "2D 8S 9H 9D 6D 2H",
-    "6S 7H JH TD TC QD",
-    "TS AD 9S KH 4S 4C",
-    "JS KS 3C 7C 7S 5H",
-]
+from test_deals import DEAL_11982_COLUMNS as DEAL_11982  # the published vector, kept once
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
