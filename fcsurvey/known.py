@@ -145,19 +145,17 @@ def _rate_claim(id: str, name: str, rules: Rules, last: int, winnable: float, er
 
 
 FREECELL = PRESETS["freecell"]
-TWO_CELL_STATES = 50_000_000   # the hardest 2-cell deal below 32,000 needs ... (measured)
-FORECELL_STATES = 50_000_000
+#: For claims whose deals include proofs past the default limit (measured: 0-cell deal 11747
+#: needs 14.7 million states, 2-cell deal 209 22.4 million).  About 4 GiB a worker at most.
+DEEP_STATES = 50_000_000
 
 CLAIMS: Tuple[Claim, ...] = (
     Claim("4cells-1-32000", "4 free cells: of deals 1-32,000 only 11982 is unsolvable",
           FREECELL, _span(1, 32_000), ExactDeals(UNSOLVABLE, IMPOSSIBLE_4_CELLS),
           IMPOSSIBLE_4_CELLS.source, QUICK),
-    Claim("3cells-1-32000", "3 free cells: the 199 listed deals of 1-32,000 are exactly the unsolvable ones",
-          preset("freecell", cells=3), _span(1, 32_000), ExactDeals(UNSOLVABLE, UNSOLVABLE_3_CELLS),
-          UNSOLVABLE_3_CELLS.source, QUICK),
     Claim("0cells-1-32000", "0 free cells: the 69 listed deals of 1-32,000 are exactly the solvable ones",
           preset("freecell", cells=0), _span(1, 32_000), ExactDeals(SOLVED, SOLVABLE_0_CELLS),
-          SOLVABLE_0_CELLS.source, QUICK),
+          SOLVABLE_0_CELLS.source, QUICK, DEEP_STATES),
     Claim("5cells-six", "5 free cells: the six listed deals (of all 8,589,934,591) are unsolvable",
           preset("freecell", cells=5), DealSet((n, n) for n in IMPOSSIBLE_5_CELLS.numbers()),
           ExactDeals(UNSOLVABLE, IMPOSSIBLE_5_CELLS), IMPOSSIBLE_5_CELLS.source, QUICK),
@@ -167,13 +165,12 @@ CLAIMS: Tuple[Claim, ...] = (
     Claim("relaxed-11982", "Relaxed FreeCell (unlimited sequence moves): deal 11982 is solvable",
           PRESETS["relaxed-freecell"], _span(11982, 11982), ExactDeals(SOLVED, (11982,)),
           "fc-solve test data (github.com/shlomif/fc-solve)", QUICK),
-    _rate_claim("rate-freecell-3cells", "FreeCell with 3 cells", preset("freecell", cells=3), 32_000,
-                0.993583, 0.0, QUICK),
     _rate_claim("rate-freecell-0cells", "FreeCell with 0 cells", preset("freecell", cells=0), 32_000,
-                0.002137, 0.0, QUICK),
+                0.002137, 0.0, QUICK, DEEP_STATES),
+    _rate_claim("rate-freecell-3cells", "FreeCell with 3 cells", preset("freecell", cells=3), 10_000,
+                0.993583, 0.0, QUICK, DEEP_STATES),
     _rate_claim("rate-eight-off", "Eight Off", PRESETS["eight-off"], 32_000, 0.998805, 0.000022, QUICK),
-    _rate_claim("rate-bakers-game", "Baker's Game", PRESETS["bakers-game"], 10_000, 0.75053, 0.00028,
-                QUICK),
+    _rate_claim("rate-bakers-game", "Baker's Game", PRESETS["bakers-game"], 5_000, 0.75053, 0.00028, QUICK),
     Claim("4cells-1-1000000", "4 free cells: of deals 1-1,000,000 exactly these eight are unsolvable: "
           "11982 146692 186216 455889 495505 512118 517776 781948",
           FREECELL, _span(1, 1_000_000), ExactDeals(UNSOLVABLE, IMPOSSIBLE_4_CELLS),
@@ -182,18 +179,21 @@ CLAIMS: Tuple[Claim, ...] = (
                 STANDARD),
     Claim("1cell-1-32000", "1 free cell: 25,711 of deals 1-32,000 are unsolvable",
           preset("freecell", cells=1), _span(1, 32_000), Count(UNSOLVABLE, 25_711),
-          f"{PRINGLE_32000} (derived)", STANDARD),
+          f"{PRINGLE_32000} (derived)", STANDARD, DEEP_STATES),
     _rate_claim("rate-freecell-1cell", "FreeCell with 1 cell", preset("freecell", cells=1), 32_000,
-                0.19348, 0.0, STANDARD),
-    _rate_claim("rate-seahaven-towers", "Seahaven Towers", PRESETS["seahaven-towers"], 32_000,
-                0.89332, 0.00020, STANDARD),
-    _rate_claim("rate-forecell", "ForeCell", PRESETS["forecell"], 4_000, 0.85617, 0.00024, STANDARD,
-                FORECELL_STATES),
+                0.19348, 0.0, STANDARD, DEEP_STATES),
     _rate_claim("rate-freecell-2cells", "FreeCell with 2 cells", preset("freecell", cells=2), 4_000,
-                0.79544, 0.0, STANDARD, TWO_CELL_STATES),
+                0.79544, 0.0, STANDARD, DEEP_STATES),
+    _rate_claim("rate-seahaven-towers", "Seahaven Towers", PRESETS["seahaven-towers"], 32_000,
+                0.89332, 0.00020, STANDARD, DEEP_STATES),
+    _rate_claim("rate-forecell", "ForeCell", PRESETS["forecell"], 4_000, 0.85617, 0.00024, STANDARD,
+                DEEP_STATES),
+    Claim("3cells-1-32000", "3 free cells: the 199 listed deals of 1-32,000 are exactly the unsolvable ones",
+          preset("freecell", cells=3), _span(1, 32_000), ExactDeals(UNSOLVABLE, UNSOLVABLE_3_CELLS),
+          UNSOLVABLE_3_CELLS.source, FULL, DEEP_STATES),
     Claim("2cells-1-32000", "2 free cells: 6,619 of deals 1-32,000 are unsolvable",
           preset("freecell", cells=2), _span(1, 32_000), Count(UNSOLVABLE, 6_619),
-          f"{PRINGLE_32000}; fc-solve docs/2_freecells-Report-for-first-400K-deals", FULL, TWO_CELL_STATES),
+          f"{PRINGLE_32000}; fc-solve docs/2_freecells-Report-for-first-400K-deals", FULL, DEEP_STATES),
     Claim("4cells-1-10000000", "4 free cells: 130 of deals 1-10,000,000 are unsolvable, exactly the listed ones",
           FREECELL, _span(1, 10_000_000), ExactDeals(UNSOLVABLE, IMPOSSIBLE_4_CELLS),
           IMPOSSIBLE_4_CELLS.source, FULL),

@@ -26,7 +26,7 @@ from . import known, store
 from .deals import GENERATOR_NAME, deal as make_deal
 from .engine import validate
 from .notation import format_solution, parse_solution
-from .known import FREECELL, QUICK, TIERS, Claim, ClaimError, Count, ExactDeals, WinRate
+from .known import FREECELL, FULL, QUICK, STANDARD, TIERS, Claim, ClaimError, Count, ExactDeals, WinRate
 from .rules import Rules
 from .solver import SOLVED, UNSOLVABLE, Limits
 from .store import CHUNK_PATTERN, DealSet
@@ -44,7 +44,7 @@ PASS, FAIL = "PASS", "FAIL"
 EXPLORATIONS = ("foundation-return",)
 SOLUTION_TOKENS_PER_LINE = 20
 #: ``--explore foundation-return`` re-solves the deals unsolvable with 4 cells below this.
-EXPLORE_BELOW = {"quick": 1_000_000, "standard": 1_000_000, "full": 10_000_000}
+EXPLORE_BELOW = {QUICK: 1_000_000, STANDARD: 1_000_000, FULL: 10_000_000}
 FOUNDATION_RETURN = FREECELL.replace(foundation_return=True)
 
 ProgressFactory = Callable[[int], Progress]
@@ -254,15 +254,15 @@ def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[fl
         twice = counts.filter(pc.greater(counts["status_count_distinct"], 1))["deal"].to_pylist()
         if twice:
             problems.append(f"{len(twice):,} deals with conflicting verdicts: {_named(sorted(twice))}")
-    for row in _undecided(rows).to_pylist()[:NAMED]:
+    undecided = _undecided(rows)
+    for row in undecided.slice(0, NAMED).to_pylist():
         why = row["limit"] and f"{row['limit']} limit" or row["error"] or "no reason given"
         problems.append(f"deal {row['deal']} is {row['status']} ({why}), not proved either way")
-    undecided = len(_undecided(rows))
-    if undecided > NAMED:
-        problems.append(f"... and {undecided - NAMED:,} more deals without a proof")
+    if len(undecided) > NAMED:
+        problems.append(f"... and {len(undecided) - NAMED:,} more deals without a proof")
     e = claim.expected
     if isinstance(e, WinRate):
-        n = len(rows) - undecided
+        n = len(rows) - len(undecided)
         won = pc.sum(pc.equal(rows["status"], SOLVED)).as_py() or 0
         if not n:
             return Outcome(claim, False, "no decided deals", tuple(problems), dataset, surveyed_s)
