@@ -222,3 +222,19 @@ def test_a_solution_that_does_not_replay_is_no_proof(tmp_path, monkeypatch):
     assert not by_deal[1].proved and "invalid" in by_deal[1].replay
     assert by_deal[11982].proved
     assert not by_deal[97].proved and by_deal[97].replay == "no proof (states limit)"
+
+
+def test_explore_from_the_command_line(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli(capsys, "verify", "--explore", "foundation-return", "--workers", "1",
+                         "--report", tmp_path / "explore.md")
+    assert code == 0
+    assert " 11982  unsolvable  every reachable position searched" in out
+    assert out.rstrip().endswith("0 of 8 become solvable with foundation return; every verdict is a proof.")
+    assert "results/verify/freecell_foundation-return-on_" in err
+    assert "0 of 8 become solvable" in (tmp_path / "explore.md").read_text()
+
+
+def test_explore_checks_no_claim(capsys):
+    code, _, err = cli(capsys, "verify", "--explore", "foundation-return", "--claim", "4cells-1-32000")
+    assert code == 2 and err == "Error: --explore checks no claim: drop --claim and --dataset\n"
