@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import __version__
@@ -49,6 +50,20 @@ SCHEMA = pa.schema([
     ("limit", pa.string()),
     ("error", pa.string()),
 ])
+
+#: Extra columns of a ``--difficulty`` survey (see difficulty.py); ``difficulty_rank``
+#: depends on the whole dataset, so :func:`read` derives it instead of storing it.
+DIFFICULTY_SCHEMA = pa.schema(list(SCHEMA) + [
+    ("min_cells", pa.uint8()),
+    ("min_cells_exact", pa.bool_()),
+    ("min_cells_limit", pa.string()),
+    ("min_cells_states", pa.uint64()),
+    ("difficulty", pa.float64()),
+    ("difficulty_ms", pa.float32()),
+])
+DIFFICULTY_RANK = "difficulty_rank"
+#: Identity fields newer than manifest format 1, with what a manifest without them means.
+IDENTITY_DEFAULTS = {"difficulty": False}
 
 #: Columns that repeat the dataset's rules on every row, so one file stands alone.
 RULE_COLUMNS = ("variant", "cells", "foundation_return")
@@ -134,9 +149,21 @@ class DealSet:
         return f"DealSet({str(self)!r})"
 
 
-def identity(rules: Rules, limits: Limits) -> Dict[str, Any]:
+def identity(rules: Rules, limits: Limits, difficulty: bool = False) -> Dict[str, Any]:
     """What must match for two runs' results to share one dataset."""
-    return {"rules": rules.to_dict(), "limits": dataclasses.asdict(limits), "generator": GENERATOR_NAME}
+    return {"rules": rules.to_dict(), "limits": dataclasses.asdict(limits), "generator": GENERATOR_NAME,
+            "difficulty": difficulty}
+
+
+def schema_for(manifest: Mapping[str, Any]) -> pa.Schema:
+    """The columns of a dataset's files: a ``--difficulty`` survey has more."""
+    return DIFFICULTY_SCHEMA if manifest.get("difficulty") else SCHEMA
+
+
+def difficulty_rank(difficulty: pa.ChunkedArray) -> pa.Array:
+    """Rank 1 for the hardest deal; equal scores share a rank; null where there is no score."""
+    ranks = pc.rank(difficulty, sort_keys="descending", tiebreaker="min")
+    return pc.if_else(pc.is_null(difficulty), pa.scalar(None, pa.uint64()), ranks)
 
 
 def chunk_files(path: Path) -> List[Path]:
@@ -185,12 +212,15 @@ def read(path: Path) -> pa.Table:
     """The whole dataset at ``path`` as one table sorted by deal.
 
     The schema metadata is the dataset's (version, rules, limits, generator), without the
-    per-file run times.
+    per-file run times.  A ``--difficulty`` dataset gets a ``difficulty_rank`` column too.
     """
     manifest = read_manifest(path)
     files = chunk_files(path)
-    table = (pq.read_table([str(f) for f in files], schema=SCHEMA).sort_by("deal")
-             if files else SCHEMA.empty_table())
+    schema = schema_for(manifest)
+    table = (pq.read_table([str(f) for f in files], schema=schema).sort_by("deal")
+             if files else schema.empty_table())
+    if manifest.get("difficulty"):
+        table = table.append_column(DIFFICULTY_RANK, difficulty_rank(table["difficulty"]))
     return table.replace_schema_metadata(schema_metadata(manifest))
 
 
@@ -253,16 +283,18 @@ class Dataset:
         self.manifest = manifest
         self.rules = Rules.from_dict(manifest["rules"])
         self.requested = DealSet(tuple(r) for r in manifest["requested"])
+        self.schema = schema_for(manifest)
         self._metadata = schema_metadata(manifest)
 
     @classmethod
     def open(cls, path: Path, rules: Rules, limits: Limits, requested: DealSet, *,
-             force_new: bool = False) -> "Dataset":
+             force_new: bool = False, difficulty: bool = False) -> "Dataset":
         """Open (creating if needed) the dataset at ``path`` for results under ``rules`` and
-        ``limits``, adding ``requested`` to the deals it is meant to cover.
+        ``limits``, adding ``requested`` to the deals it is meant to cover; ``difficulty``
+        datasets also hold the columns of DIFFICULTY_SCHEMA.
 
-        A directory holding results made with other rules or limits is refused unless
-        ``force_new``, which deletes those results first.
+        A directory holding results made with other rules or limits, or in the other mode,
+        is refused unless ``force_new``, which deletes those results first.
         """
         path = Path(path)
         try:
@@ -278,13 +310,14 @@ class Dataset:
                 raise StoreError(f"another survey is writing to {path}; wait for it or stop it") from None
             raise
         try:
-            return cls(path, lock_fd, cls._prepare(path, rules, limits, requested, force_new))
+            return cls(path, lock_fd, cls._prepare(path, identity(rules, limits, difficulty), requested,
+                                                   force_new))
         except BaseException:
             os.close(lock_fd)
             raise
 
     @staticmethod
-    def _prepare(path: Path, rules: Rules, limits: Limits, requested: DealSet,
+    def _prepare(path: Path, wanted: Dict[str, Any], requested: DealSet,
                  force_new: bool) -> Dict[str, Any]:
         if force_new:
             for f in chunk_files(path):
@@ -292,10 +325,9 @@ class Dataset:
             (path / MANIFEST).unlink(missing_ok=True)
         for f in temp_files(path):
             f.unlink()
-        wanted = identity(rules, limits)
         if (path / MANIFEST).exists():
             manifest = read_manifest(path)
-            diffs = _differences({k: manifest.get(k) for k in wanted}, wanted)
+            diffs = _differences({k: manifest.get(k, IDENTITY_DEFAULTS.get(k)) for k in wanted}, wanted)
             if diffs:
                 raise StoreError(f"{path} holds results made with other rules or limits "
                                  f"({'; '.join(diffs)}); use --force-new to delete them and start "
@@ -337,9 +369,9 @@ class Dataset:
         constants = {"variant": self.rules.variant, "cells": self.rules.cells,
                      "foundation_return": self.rules.foundation_return}
         columns = {name: [constants[name]] * len(rows) if name in RULE_COLUMNS
-                   else [r.get(name) for r in rows] for name in SCHEMA.names}
+                   else [r.get(name) for r in rows] for name in self.schema.names}
         run = json.dumps({"started": run_started, "written": time.time()})
-        table = pa.table(columns, schema=SCHEMA).replace_schema_metadata({**self._metadata, META_RUN: run})
+        table = pa.table(columns, schema=self.schema).replace_schema_metadata({**self._metadata, META_RUN: run})
         final = self.path / CHUNK_NAME.format(first=rows[0]["deal"], last=rows[-1]["deal"])
         _write_atomically(final, lambda f: pq.write_table(table, f, compression=COMPRESSION))
         return final

@@ -1,0 +1,163 @@
+"""How hard a deal is: the fewest free cells that win it, and a score built on that.
+
+``min_cells`` is the fewest free cells with which the deal can be won under otherwise
+identical rules.  It is proof-grade: the solver wins with ``min_cells`` cells (a solution
+the rules engine can replay) and proves the deal unsolvable with one cell fewer (every
+reachable position visited).  A cell more never hurts -- a move legal with k cells is
+legal with k + 1, the extra one simply staying empty -- so one proof below one win
+settles it.
+
+The score (docs/difficulty.md) is ``min_cells`` plus a fraction below one: the search
+effort the solver needed to win with exactly ``min_cells`` cells, as log10 of the positions
+it stored, over :data:`EFFORT_DIGITS`.  Needing a cell more always outweighs any effort.
+
+This module runs in survey workers, so it imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional
+
+from .deals import deal as make_deal
+from .engine import validate
+from .rules import MAX_CELLS, Rules
+from .solver import SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result, solve as solve_deal
+
+#: The effort fraction is log10(positions stored) / EFFORT_DIGITS.  The C core counts
+#: positions in 32 bits (fewer than 10^9.7), so the fraction stays below one.
+EFFORT_DIGITS = 10
+#: Scores are rounded so that efforts within about 2% tie (and share a rank).
+SCORE_DECIMALS = 3
+#: The largest effort fraction, so that the score stays monotone in min_cells whatever a
+#: solver reports.
+MAX_EFFORT = 1 - 10 ** -SCORE_DECIMALS
+
+Solve = Callable[[int, Rules, Limits], Result]
+
+
+@dataclass(frozen=True)
+class MinCells:
+    """What the search for a deal's fewest cells found.
+
+    ``min_cells`` is the fewest cells with a win found (``None`` when none up to
+    MAX_CELLS wins); ``exact`` says it is proven (the count below is proven unsolvable, or
+    the layout allows no fewer; for ``None``, MAX_CELLS is proven unsolvable); otherwise
+    ``limit`` names the limit that stopped the proof.  ``states`` is the positions stored
+    to win with ``min_cells`` cells; ``verdicts`` holds every verdict made, by cell count;
+    ``search_s`` is the solver time spent beyond the verdict the search was given.
+    """
+
+    min_cells: Optional[int]
+    exact: bool
+    limit: Optional[str]
+    states: Optional[int]
+    verdicts: Dict[int, Result]
+    search_s: float
+
+    @property
+    def difficulty(self) -> Optional[float]:
+        """The score, ``None`` when no cell count wins."""
+        if self.min_cells is None or self.states is None:
+            return None
+        return score(self.min_cells, self.states)
+
+
+def score(min_cells: int, states: int) -> float:
+    """``min_cells`` + log10(states) / EFFORT_DIGITS, rounded to SCORE_DECIMALS.
+
+    Log scale because effort spans six orders of magnitude (a greedy line that wins at
+    once stores about a hundred positions, the hardest 2-cell wins tens of millions).
+    """
+    effort = min(math.log10(max(states, 1)) / EFFORT_DIGITS, MAX_EFFORT)
+    return round(min_cells + effort, SCORE_DECIMALS)
+
+
+def fewest_cells_allowed(rules: Rules) -> int:
+    """The fewest cells the layout allows: a layout dealing cards into cells needs them."""
+    return max(rules.prefilled_cells) + 1 if rules.prefilled_cells else 0
+
+
+def min_cells(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve = solve_deal,
+              known: Optional[Result] = None) -> MinCells:
+    """Find deal ``deal``'s fewest winning cells under ``rules`` with every other rule kept.
+
+    Starts at ``rules.cells`` (whose verdict may be passed as ``known`` to save a solve),
+    goes up while no win is found, then down from the lowest win while no count is proven
+    unsolvable: a count the limits leave undecided is stepped over, since a win below it
+    still settles the question.  Each verdict is :func:`decide`'s, under ``limits``.
+    """
+    verdicts: Dict[int, Result] = {}
+
+    def verdict(cells: int) -> Result:
+        if cells not in verdicts:
+            given = known if cells == rules.cells else None
+            verdicts[cells] = decide(deal, rules.replace(cells=cells), limits, solve, given)
+        return verdicts[cells]
+
+    won = rules.cells
+    while verdict(won).status != SOLVED:
+        if won == MAX_CELLS:
+            top = verdict(won)
+            return _found(None, top.status == UNSOLVABLE, top.limit, None, verdicts, known)
+        won += 1
+    floor = fewest_cells_allowed(rules)
+    below = won - 1
+    while below >= floor and verdict(below).status != UNSOLVABLE:
+        if verdict(below).status == SOLVED:
+            won = below
+        below -= 1
+    exact = won == floor or verdicts[won - 1].status == UNSOLVABLE
+    return _found(won, exact, None if exact else verdicts[won - 1].limit, verdicts[won].states,
+                  verdicts, known)
+
+
+def _found(cells: Optional[int], exact: bool, limit: Optional[str], states: Optional[int],
+           verdicts: Dict[int, Result], known: Optional[Result]) -> MinCells:
+    spent = sum(r.elapsed_s for r in verdicts.values()) - (known.elapsed_s if known else 0.0)
+    return MinCells(cells, exact, limit, states, verdicts, spent)
+
+
+def narrower_rules(rules: Rules) -> List[Rules]:
+    """Rule sets allowing only moves that ``rules`` allows too, so that their wins are wins
+    under ``rules``: single-card moves only, and empty columns for kings only (which also
+    keeps them from doubling a sequence move)."""
+    narrower = []
+    if rules.sequence != "single":
+        narrower.append(rules.replace(sequence="single"))
+    if rules.empty_fill == "any":
+        narrower.append(rules.replace(empty_fill="kings"))
+    return narrower
+
+
+def decide(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve = solve_deal,
+           known: Optional[Result] = None) -> Result:
+    """The verdict on ``deal`` under ``rules`` (``known`` if given), and when the limits
+    leave it undecided, a win found under :func:`narrower_rules` and replayed under
+    ``rules`` by the rules engine.
+
+    A narrower game is a different search that sometimes finds a win the full search runs
+    out of room for (deal 28321 with 3 cells: no win in 50 million positions, a win with
+    single-card moves in 0.7 million).  It can only prove wins, never unsolvability.  The
+    result counts the positions and time of every attempt.
+    """
+    result = known or solve(deal, rules, limits)
+    attempts = [result]
+    if result.status == UNKNOWN:
+        for narrower in narrower_rules(rules):
+            attempt = solve(deal, narrower, limits)
+            attempts.append(attempt)
+            if attempt.status == SOLVED and validate(make_deal(deal, rules), rules, attempt.solution).ok:
+                result = attempt
+                break
+    return dataclasses.replace(result, states=sum(a.states for a in attempts),
+                               elapsed_s=sum(a.elapsed_s for a in attempts))
+
+
+def difficulty_columns(found: MinCells) -> Dict[str, Any]:
+    """The dataset columns of a ``--difficulty`` survey for one deal (see store.py)."""
+    return {"min_cells": found.min_cells, "min_cells_exact": found.exact,
+            "min_cells_limit": found.limit, "min_cells_states": found.states,
+            "difficulty": found.difficulty, "difficulty_ms": found.search_s * 1000.0}
