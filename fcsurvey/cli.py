@@ -24,6 +24,7 @@ from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, Ru
 from .solver import (DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError,
                      solve_position)
 from .known import CLAIMS, TIERS, ClaimError
+from .report import FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError
 from .survey import (DEFAULT_CHUNK_SIZE, Survey, SurveyError, console_progress, default_out,
                      requested_deals, setup_logging, summarize, summary_text)
@@ -36,7 +37,7 @@ EXIT_INTERRUPTED = 130
 
 #: Library errors that mean "the user asked for something impossible".
 BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError, NotationError, SolverError, ClaimError,
-                    ExecutorError)
+                    ExecutorError, ReportError)
 
 
 class DealNumber(click.ParamType):
@@ -177,6 +178,11 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
     ctx.exit(0 if result.ok else EXIT_INVALID)
 
 
+#: --executor choices: this machine's processes, or a Dask cluster.
+LOCAL, DASK = "local", "dask"
+EXECUTORS = (LOCAL, DASK)
+
+
 @cli.command()
 @click.argument("deals", required=False)
 @click.option("--deals-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -197,6 +203,9 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
 @click.option("--chunk-size", type=click.IntRange(min=1), default=DEFAULT_CHUNK_SIZE, show_default=True,
               help="Deals per task and per Parquet file.")
 @click.option("--no-solutions", is_flag=True, help="Leave the solution column empty (much smaller files).")
+@click.option("--difficulty", is_flag=True,
+              help="Also find each deal's fewest winning free cells (proved both ways) and score its "
+                   "difficulty (docs/difficulty.md); several extra solves a deal.")
 @limit_options
 @click.option("--force-new", is_flag=True,
               help="If --out holds results made with other rules or limits, delete them and start afresh.")
@@ -204,8 +213,9 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
               help="Append the log of every process to this file.")
 @click.option("-v", "--verbose", count=True, help="Log progress to the console; -vv logs every deal.")
 def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[int], executor: str,
-           scheduler: Optional[str], out: Optional[Path], chunk_size: int, no_solutions: bool, max_states: int, timeout: Optional[float],
-           force_new: bool, log_file: Optional[Path], verbose: int, **opts: Any) -> None:
+           scheduler: Optional[str], out: Optional[Path], chunk_size: int, no_solutions: bool,
+           difficulty: bool, max_states: int, timeout: Optional[float], force_new: bool,
+           log_file: Optional[Path], verbose: int, **opts: Any) -> None:
     """Solve every deal in DEALS and write the verdicts to a Parquet dataset.
 
     DEALS is a number, a range (1-32000 or 1..32000) or a comma list of those.
@@ -221,20 +231,30 @@ def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[i
       fcsurvey survey 1-32000 --variant bakers-game --max-states 2000000
       fcsurvey survey 164,617,11982 -v
       fcsurvey survey --deals-file hard.txt --timeout 60 --log-file hard.log
+      fcsurvey survey 1-100000000 --executor dask --scheduler tcp://head:8786 --out /shared/fc
+      fcsurvey survey 1-32000 --difficulty --max-states 50000000 --out results/ms-freecell-1-32000
     """
+    if scheduler is not None and executor != DASK:
+        raise click.UsageError("--scheduler needs --executor dask")
+    if scheduler is not None and workers is not None:
+        raise click.UsageError("--workers sizes a local cluster; with --scheduler the cluster's own "
+                               "workers run the survey")
+    if executor == DASK:
+        import_distributed()  # the install hint comes before anything touches --out
     rules = rules_from(opts)
     wanted = requested_deals(deals, deals_file)
     limits = Limits(max_states=max_states, timeout=timeout)
     undo_logging = setup_logging(verbose, log_file)
     try:
-        job = Survey(wanted, out or default_out(wanted, rules, limits), rules=rules, limits=limits,
-                     workers=workers, chunk_size=chunk_size, solutions=not no_solutions,
-                     force_new=force_new)
+        job = Survey(wanted, out or default_out(wanted, rules, limits, difficulty), rules=rules,
+                     limits=limits, workers=workers, chunk_size=chunk_size, solutions=not no_solutions,
+                     force_new=force_new, difficulty=difficulty)
+        pool = DaskExecutor(job.workers, scheduler) if executor == DASK and job.todo else None
         if job.todo:
             click.echo(f"Surveying {job.todo:,} deals ({job.skipped:,} already done) with "
-                       f"{job.workers} workers into {job.out}", err=True)
+                       f"{pool or f'{job.workers} workers'} into {job.out}", err=True)
         try:
-            report = job.run(progress=console_progress(job.todo) if job.todo else None)
+            report = job.run(progress=console_progress(job.todo) if job.todo else None, executor=pool)
         except KeyboardInterrupt:
             click.echo(f"Stopped after {job.written:,} deals; finished chunks are kept in {job.out}. "
                        f"Run the same command again to resume.", err=True)
@@ -252,15 +272,72 @@ def summary(directory: Path, as_json: bool) -> None:
 
     Shows the rules and limits, which requested deals are still missing, counts
     by status, the unsolvable and unknown deals (the first 50), solution lengths,
-    total states searched, wall time and deals per second.
+    total states searched, wall time and deals per second; for a --difficulty
+    survey also deals by fewest cells, which are not proven, the spread of
+    difficulty scores and the hardest deals.
 
     \b
     Examples:
       fcsurvey summary results/freecell_1-32000
       fcsurvey summary results/freecell_1-32000 --json | jq .status
+      fcsurvey summary results/ms-freecell-1-32000 --json | jq .difficulty.min_cells
     """
     result = summarize(directory)
     click.echo(json.dumps(result, indent=2) if as_json else summary_text(result))
+
+
+@cli.command()
+@click.argument("dataset", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--where", metavar="EXPR", default=None,
+              help="Keep the deals matching EXPR, e.g. \"min_cells = 4 and moves <= 90\" "
+                   "(fields: " + ", ".join(FIELDS) + "; and, or, not, in (...)).")
+@click.option("--sort", type=click.Choice(list(FIELDS)), default="deal", show_default=True,
+              help="Order the deals by this field (ties by deal number).")
+@click.option("--desc", is_flag=True, help="Sort from the largest value down.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N", help="Export at most N deals.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="json", show_default=True,
+              help="json: one record a deal with the solution and its moves; csv: one row a deal; "
+                   "txt: deal numbers only.")
+@click.option("--out", type=click.File("w", lazy=True), default="-", metavar="FILE",
+              help="Write here instead of standard output.")
+def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Optional[int], fmt: str,
+           out: TextIO) -> None:
+    """Export deal lists from a survey DATASET for games and players.
+
+    JSON records carry the deal, rules, status, difficulty and its rank, min_cells,
+    moves, the solution in the move notation and every move as from, to, card and
+    count.  Every solution is replayed by the rules engine before anything is
+    written; one that does not win stops the export, naming the deal.
+
+    \b
+    Examples:
+      fcsurvey export results/ms-freecell-1-32000 --where "min_cells = 4" --out need-4-cells.json
+      fcsurvey export results/ms-freecell-1-32000 --where "status = solved" --sort difficulty --limit 1000
+      fcsurvey export results/ms-freecell-1-32000 --sort difficulty --desc --limit 100 --format csv
+      fcsurvey export results/freecell_1-32000 --where "moves <= 80" --format txt
+    """
+    count = export_deals(dataset, out, where=where, sort=sort, descending=desc, limit=limit, fmt=fmt)
+    click.echo(f"Exported {count:,} deals.", err=True)
+
+
+@cli.command()
+@click.argument("dataset", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, metavar="DIR",
+              help="Directory for the charts and the report page.")
+def report(dataset: Path, out: Path) -> None:
+    """Draw charts of a survey DATASET and a Markdown page showing them.
+
+    Writes min_cells.png (deals by fewest cells), moves.png (solution lengths)
+    and difficulty.png (difficulty by deal number) -- the first and last for
+    --difficulty surveys -- and report.md with the summary.  Needs matplotlib:
+    pip install 'fcsurvey[report]'.
+
+    \b
+    Examples:
+      fcsurvey report results/ms-freecell-1-32000 --out results/reports/ms-freecell-1-32000
+      fcsurvey report results/freecell_1-32000 --out /tmp/report
+    """
+    click.echo(f"Wrote {write_report(dataset, out)}")
 
 
 EXIT_FOR_STATUS = {SOLVED: 0, UNSOLVABLE: 1, UNKNOWN: 3}

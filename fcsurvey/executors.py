@@ -1,9 +1,11 @@
-"""Where the solving happens: the chunk task, and the local worker-process pool that runs it.
+"""Where the solving happens: the chunk task, and the backends that run it.
 
 A survey hands :class:`ChunkTask` values to an :class:`Executor` and gets back, for each,
-either one row per deal or :class:`TaskFailed`.  Tasks and rows are plain picklable data
-and :func:`solve_chunk` is a module-level function, so another backend (a Dask cluster,
-say) can run exactly the same work by implementing the four methods of ``Executor``.
+one row per deal, or :class:`ChunkWritten` when the worker wrote the chunk file itself
+(the task then names a :class:`ChunkSink`), or :class:`TaskFailed`.  Tasks and rows are
+plain picklable data and :func:`run_chunk` is a module-level function, so every backend
+runs exactly the same work: :class:`LocalPool` on this machine, :class:`DaskExecutor` on a
+Dask cluster.
 
 The local backend is a small pool of its own rather than ProcessPoolExecutor because a
 worker that dies (segfault, OOM kill) must be pinned on the one task it was running;
@@ -11,7 +13,9 @@ ProcessPoolExecutor fails every task in flight with BrokenProcessPool and cannot
 one killed it.  Workers are spawned, not forked, so they never inherit the parent's
 threads or locks.
 
-This module is what a worker imports, so it stays light: no pyarrow, no tqdm.
+This module is what a worker imports, so it stays light: no pyarrow, no tqdm (a worker
+that writes chunk files imports the store when it first writes), and Dask is imported only
+when a :class:`DaskExecutor` is made, so the package works without the ``dask`` extra.
 """
 
 from __future__ import annotations
@@ -23,13 +27,18 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import socket
 import threading
+import uuid
+from collections import Counter
 from dataclasses import dataclass
 from logging.handlers import QueueHandler
+from pathlib import Path
 from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple, Union
 
 from multiprocessing_logging import MultiProcessingHandler
 
+from .difficulty import difficulty_columns, min_cells
 from .rules import Rules
 from .solver import SOLVED, Limits, Result
 
@@ -41,21 +50,50 @@ ERROR = "error"  # the status of a deal that got no verdict, beside the solver's
 PACKAGE_LOGGER = "fcsurvey"
 SPAWN = multiprocessing.get_context("spawn")
 SHUTDOWN_GRACE_S = 2.0
+DASK_HINT = "running on Dask needs the dask extra: pip install 'fcsurvey[dask]'"
+SCHEDULER_CONNECT_TIMEOUT_S = 10  # a wrong --scheduler address fails this soon
+LOCAL_HOST = "127.0.0.1"          # a local Dask cluster listens on loopback only
 
 log = logging.getLogger(__name__)
 
 Row = Dict[str, Any]
 
 
+class ExecutorError(ValueError):
+    """A backend that cannot run the survey: Dask missing, no scheduler at the address, or
+    a worker that cannot write into the output directory."""
+
+
+@dataclass(frozen=True)
+class ChunkSink:
+    """Where a worker writes its chunk file itself: the dataset directory (absolute, and the
+    same path on every worker) and when the run started, which every file records."""
+
+    path: str
+    run_started: float
+
+
 @dataclass(frozen=True)
 class ChunkTask:
-    """Deals to solve (ascending inclusive ranges) and how to solve them."""
+    """Deals to solve (ascending inclusive ranges), how to solve them, and where the rows go:
+    back to the caller, or (``sink``) into a chunk file the worker writes."""
 
     deals: Tuple[Tuple[int, int], ...]
     rules: Rules
     limits: Limits
     solutions: bool
     solver: str  # "module:function", importable in a worker
+    sink: Optional[ChunkSink] = None
+    difficulty: bool = False  # also find each deal's fewest cells and score (difficulty.py)
+
+
+@dataclass(frozen=True)
+class ChunkWritten:
+    """A task whose worker wrote its chunk file: the file's name and its counts by status,
+    all the caller needs to report progress."""
+
+    name: str
+    counts: Dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -63,6 +101,9 @@ class TaskFailed:
     """A task that produced no rows: its worker died or it raised."""
 
     reason: str
+
+
+Outcome = Union[List[Row], ChunkWritten, TaskFailed]
 
 
 @functools.lru_cache(maxsize=None)
@@ -102,14 +143,41 @@ def solve_chunk(task: ChunkTask) -> List[Row]:
                 os.kill(os.getpid(), signal.SIGKILL)
             try:
                 result = solve(deal, task.rules, task.limits)
+                extra = (difficulty_columns(min_cells(deal, task.rules, task.limits, solve, result))
+                         if task.difficulty else {})
             except Exception as exc:  # one deal's bug must not cost its chunk
                 log.exception("deal %d: the solver raised", deal)
                 rows.append(failed_row(deal, f"{type(exc).__name__}: {exc}"))
                 continue
-            rows.append(result_row(deal, result, task.solutions))
+            rows.append({**result_row(deal, result, task.solutions), **extra})
             log.debug("deal %d: %s, %d moves, %d states, %.3f s", deal, result.status,
                       result.moves, result.states, result.elapsed_s)
     return rows
+
+
+def write_rows(sink: ChunkSink, rows: List[Row]) -> ChunkWritten:
+    """Write ``rows`` as one chunk file of the dataset at ``sink`` and summarise them.
+
+    The manifest is read from the directory itself, so a worker that does not share the
+    caller's storage fails here, with a message saying so, instead of writing elsewhere.
+    """
+    from .store import Dataset, StoreError, read_manifest  # pyarrow: only writing workers need it
+
+    path = Path(sink.path)
+    try:
+        # No lock of its own: the survey that sent the task holds the directory's lock.
+        written = Dataset(path, None, read_manifest(path)).write_chunk(rows, sink.run_started)  # type: ignore[arg-type]
+    except (OSError, StoreError) as exc:
+        raise ExecutorError(f"a worker on {socket.gethostname()} cannot write its chunk into "
+                            f"{path} ({exc}); --out must be storage every worker shares") from None
+    return ChunkWritten(written.name, dict(Counter(r["status"] for r in rows)))
+
+
+def run_chunk(task: ChunkTask) -> Union[List[Row], ChunkWritten]:
+    """The task every backend runs: solve the chunk, then return the rows or, if the task
+    names a sink, write them there and return only their summary."""
+    rows = solve_chunk(task)
+    return rows if task.sink is None else write_rows(task.sink, rows)
 
 
 class SharedLogHandler(MultiProcessingHandler):
@@ -171,6 +239,10 @@ def _worker_main(conn: Any, fn: Callable[[Any], Any], log_targets: Sequence[Tupl
 class Executor:
     """What a survey needs from a backend; tasks are identified by the caller's keys."""
 
+    #: Whether the survey should give tasks a sink so that workers write their own chunk
+    #: files: worth it when rows would otherwise cross a network into one process.
+    writes_chunks = False
+
     def idle(self) -> int:
         """How many tasks can be submitted now without queueing."""
         raise NotImplementedError
@@ -178,7 +250,7 @@ class Executor:
     def submit(self, key: Hashable, task: ChunkTask) -> None:
         raise NotImplementedError
 
-    def wait(self, timeout: Optional[float]) -> List[Tuple[Hashable, Union[List[Row], TaskFailed]]]:
+    def wait(self, timeout: Optional[float]) -> List[Tuple[Hashable, Outcome]]:
         """Outcomes of the tasks that finished, waiting up to ``timeout`` for the first."""
         raise NotImplementedError
 
@@ -218,7 +290,7 @@ class LocalPool(Executor):
     crash costs only the task it was running.
     """
 
-    def __init__(self, workers: int, fn: Callable[[Any], Any] = solve_chunk) -> None:
+    def __init__(self, workers: int, fn: Callable[[Any], Any] = run_chunk) -> None:
         self.size = workers
         self.fn = fn
         self._workers: List[_Worker] = []
@@ -256,7 +328,7 @@ class LocalPool(Executor):
         worker.conn.send(task)
         worker.key = key
 
-    def wait(self, timeout: Optional[float]) -> List[Tuple[Hashable, Union[List[Row], TaskFailed]]]:
+    def wait(self, timeout: Optional[float]) -> List[Tuple[Hashable, Outcome]]:
         busy = [w for w in self._workers if w.key is not None]
         if not busy:
             return []
@@ -264,7 +336,7 @@ class LocalPool(Executor):
             [w.conn for w in busy] + [w.process.sentinel for w in busy], timeout))
         return [self._collect(w) for w in busy if w.conn in ready or w.process.sentinel in ready]
 
-    def _collect(self, worker: _Worker) -> Tuple[Hashable, Union[List[Row], TaskFailed]]:
+    def _collect(self, worker: _Worker) -> Tuple[Hashable, Outcome]:
         key, worker.key = worker.key, None
         try:
             if worker.conn.poll():
@@ -291,3 +363,123 @@ class LocalPool(Executor):
                 worker.process.join()
             worker.conn.close()
         self._workers = []
+
+
+def import_distributed() -> Any:
+    """Dask's ``distributed`` package, or ExecutorError with the install hint: Dask is an
+    optional extra, imported only when a survey asks for it."""
+    try:
+        import distributed
+    except ImportError:
+        raise ExecutorError(DASK_HINT) from None
+    return distributed
+
+
+def dask_setup(worker: Any) -> None:
+    """Dask's preload hook, run in each worker of a local cluster as it starts (restarts
+    included): Ctrl-C reaches the whole process group, and is the survey's to handle."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _dask_task(task: ChunkTask, log_level: Optional[int]) -> Union[List[Row], ChunkWritten]:
+    """:func:`run_chunk` on a Dask worker, logging at the level the client forwards."""
+    if log_level is not None:
+        logging.getLogger(PACKAGE_LOGGER).setLevel(log_level)
+    return run_chunk(task)
+
+
+class DaskExecutor(Executor):
+    """The workers of a Dask cluster: a local cluster of ``workers`` processes started here,
+    or the running cluster whose scheduler is at ``scheduler``.
+
+    Past one machine, an existing distributed engine schedules, restarts dead workers and
+    retries their tasks; this class only feeds it.  Workers write their chunk files
+    themselves (so the output directory must be storage every worker shares) and send back
+    a :class:`ChunkWritten`, so the client handles summaries, not rows, however large the
+    cluster.  A task whose worker dies is retried by Dask; after
+    ``distributed.scheduler.allowed-failures`` deaths (3 by default) it fails with
+    KilledWorker, which becomes :class:`TaskFailed` and the survey's own retry-then-split
+    pins the deal.
+
+    No more tasks are in flight than the cluster has threads, as with the local pool: Dask
+    blames a death on every task assigned to the dying worker, queued ones included, so a
+    deeper queue could get an innocent deal recorded as an error.  Workers should run one
+    thread each (``dask worker --nthreads 1``) for the same reason.
+    """
+
+    writes_chunks = True
+
+    def __init__(self, workers: Optional[int] = None, scheduler: Optional[str] = None) -> None:
+        self._dask = distributed = import_distributed()
+        self._cluster = None
+        if scheduler is None:
+            self._cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                                     processes=True, host=LOCAL_HOST,
+                                                     dashboard_address=None, preload=[__name__])
+        try:
+            self.client = distributed.Client(self._cluster or scheduler,
+                                             timeout=SCHEDULER_CONNECT_TIMEOUT_S)
+        except OSError as exc:
+            raise ExecutorError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        self._futures: Dict[Any, Hashable] = {}  # dask Future -> the caller's key
+        self._threads = self._count_threads()
+        self.where = (f"a local Dask cluster of {len(self.client.nthreads())} workers" if scheduler is None
+                      else f"the Dask cluster at {scheduler} ({self._threads} worker threads)")
+        if not self._threads:
+            log.warning("the Dask cluster has no workers yet; tasks wait until some join")
+        targets = _log_targets()
+        self._log_level = min((level for _, level in targets), default=None)
+        if self._log_level is not None:
+            self.client.forward_logging(PACKAGE_LOGGER, self._log_level)
+
+    def __str__(self) -> str:
+        return self.where
+
+    def _count_threads(self) -> int:
+        return sum(self.client.nthreads().values())
+
+    def idle(self) -> int:
+        # One task even when no worker has joined yet: it waits on the scheduler.
+        return max(max(self._threads, 1) - len(self._futures), 0)
+
+    def submit(self, key: Hashable, task: ChunkTask) -> None:
+        first, last = task.deals[0][0], task.deals[-1][1]
+        future = self.client.submit(_dask_task, task, self._log_level,
+                                    key=f"fcsurvey-deals-{first}-{last}-{uuid.uuid4().hex}")
+        self._futures[future] = key
+
+    def wait(self, timeout: Optional[float]) -> List[Tuple[Hashable, Outcome]]:
+        if not self._futures:
+            return []
+        try:
+            done = self._dask.wait(list(self._futures), timeout=timeout, return_when="FIRST_COMPLETED").done
+        except self._dask.TimeoutError:
+            return []
+        except self._dask.CancelledError as exc:
+            raise ExecutorError(f"the Dask cluster dropped the survey's tasks ({exc}); finished "
+                                f"chunks are kept, run the same command again to resume") from None
+        outcomes = [(self._futures.pop(future), self._outcome(future)) for future in done]
+        self._threads = self._count_threads()  # after a death, fewer threads until it restarts
+        return outcomes
+
+    def _outcome(self, future: Any) -> Outcome:
+        if future.status == "finished":
+            return future.result()
+        exc = future.exception()
+        if isinstance(exc, ExecutorError):  # the cluster is misconfigured: stop, do not retry
+            raise exc
+        if isinstance(exc, self._dask.KilledWorker):
+            deaths = exc.allowed_failures + 1
+            return TaskFailed(f"{deaths} Dask worker{'s' if deaths > 1 else ''} died running it")
+        return TaskFailed(f"{type(exc).__name__}: {exc}")
+
+    def close(self, cancel: bool = False) -> None:
+        # Closing the client releases its tasks; a running task cannot be interrupted, so on a
+        # cluster of our own closing it stops the workers, on another it lets them finish.
+        # After a failure the scheduler may be gone: then nothing more is asked of it.
+        self._futures.clear()
+        if self._log_level is not None and not cancel:
+            self.client.unforward_logging(PACKAGE_LOGGER)
+        self.client.close()
+        if self._cluster is not None:
+            self._cluster.close()

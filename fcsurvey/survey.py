@@ -3,7 +3,8 @@
 Deals are grouped into chunks with fixed boundaries (chunk k holds the requested deals in
 k*K+1 .. (k+1)*K), so a rerun with the same chunk size K finds the same files; deals
 already on disk are subtracted first, whatever chunk size wrote them, so any rerun fills
-only the gaps.  The parent process only plans, writes files and reports; workers solve.
+only the gaps.  The parent process only plans, writes files and reports; workers solve
+(on a Dask cluster they also write their chunk files, so the parent sees only summaries).
 
 A chunk whose worker dies is retried once (the death may have been the machine's, not
 the deal's); if it dies again its deals are solved one per task, so only the deal that
@@ -24,15 +25,16 @@ from pathlib import Path
 from typing import (Any, Callable, Deque, Dict, Hashable, Iterator, List, Mapping, Optional, Protocol,
                     Tuple)
 
+import pyarrow as pa
 import pyarrow.compute as pc
 from tqdm import tqdm
 
 from .deals import DealError, check_deal_number
-from .executors import (ERROR, PACKAGE_LOGGER, ChunkTask, LocalPool, Row, SharedLogHandler,
-                        TaskFailed, failed_row, load_solver)
+from .executors import (ERROR, PACKAGE_LOGGER, ChunkSink, ChunkTask, ChunkWritten, Executor, LocalPool,
+                        Row, SharedLogHandler, TaskFailed, failed_row, load_solver)
 from .rules import PRESETS, Rules
 from .solver import DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits
-from .store import Dataset, DealSet, chunk_runs, read, read_manifest
+from .store import DIFFICULTY_RANK, Dataset, DealSet, chunk_runs, read, read_manifest
 
 DEFAULT_CHUNK_SIZE = 500  # ~1 s of work per chunk: smooth progress, few files (64 for 1-32000)
 DEFAULT_SOLVER = "fcsurvey.solver:solve"
@@ -41,6 +43,7 @@ SOLVER_ENV = "FCSURVEY_TEST_SOLVER"
 RESULTS_DIR = Path("results")
 PLAIN_PROGRESS_EVERY = 10  # chunks between progress lines when stderr is not a terminal
 LIST_LIMIT = 50            # deals or gaps listed in a summary before "and N more"
+HARDEST_SHOWN = 10         # hardest deals a summary of a --difficulty survey names
 STATUSES = (SOLVED, UNSOLVABLE, UNKNOWN, ERROR)
 
 log = logging.getLogger(__name__)
@@ -109,8 +112,8 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def default_out(deals: DealSet, rules: Rules, limits: Limits) -> Path:
-    """``results/<variant>[_<changed rule>...][_<limit>]_<deals>``, e.g.
+def default_out(deals: DealSet, rules: Rules, limits: Limits, difficulty: bool = False) -> Path:
+    """``results/<variant>[_<changed rule>...][_<limit>][_difficulty]_<deals>``, e.g.
     ``results/freecell_1-32000`` or ``results/bakers-game_cells-3_states-1000000_1-1000``."""
     base = PRESETS.get(rules.variant, Rules()).to_dict()
     parts = [rules.variant]
@@ -122,6 +125,8 @@ def default_out(deals: DealSet, rules: Rules, limits: Limits) -> Path:
         parts.append(f"states-{limits.max_states}")
     if limits.timeout is not None:
         parts.append(f"timeout-{limits.timeout:g}s")
+    if difficulty:
+        parts.append("difficulty")
     if len(deals.ranges) <= 3:
         parts.append(str(deals).replace(",", "_"))
     else:
@@ -308,13 +313,14 @@ class Survey:
     loads, the output directory is usable and holds (if anything) results made with the
     same rules and limits -- and subtracts what is already on disk, so :attr:`todo` is
     known before :meth:`run`.  It holds the directory's lock until ``run`` (called once)
-    ends.
+    ends.  With ``difficulty`` every deal also gets its fewest cells and score
+    (difficulty.py), at a cost of several extra solves a deal.
     """
 
     def __init__(self, deals: DealSet, out: Path, *, rules: Rules = PRESETS["freecell"],
                  limits: Limits = Limits(), workers: Optional[int] = None,
                  chunk_size: int = DEFAULT_CHUNK_SIZE, solutions: bool = True,
-                 force_new: bool = False, solver: Optional[str] = None) -> None:
+                 force_new: bool = False, solver: Optional[str] = None, difficulty: bool = False) -> None:
         if workers is not None and workers < 1:
             raise SurveyError(f"workers must be at least 1, got {workers}")
         if chunk_size < 1:
@@ -328,8 +334,9 @@ class Survey:
             raise SurveyError(str(exc)) from None
         self.rules, self.limits = rules, limits
         self.workers = workers or default_workers()
-        self.chunk_size, self.solutions = chunk_size, solutions
-        self.dataset = Dataset.open(Path(out), rules, limits, deals, force_new=force_new)
+        self.chunk_size, self.solutions, self.difficulty = chunk_size, solutions, difficulty
+        self.dataset = Dataset.open(Path(out), rules, limits, deals, force_new=force_new,
+                                    difficulty=difficulty)
         self.out = self.dataset.path
         try:
             self.pending = deals - self.dataset.done()
@@ -341,21 +348,25 @@ class Survey:
         self.written = 0
         self.counts: Counter = Counter()
 
-    def run(self, progress: Optional[Progress] = None) -> SurveyReport:
+    def run(self, progress: Optional[Progress] = None, executor: Optional[Executor] = None) -> SurveyReport:
         """Solve every pending deal, writing each chunk as it finishes.
 
+        ``executor`` runs the tasks (and is closed at the end); by default a LocalPool of
+        ``workers`` processes.  If its workers write chunk files themselves, every task but
+        those of a twice-crashed chunk (collected here into one file) tells them where.
         Ctrl-C (KeyboardInterrupt) stops the workers at once and propagates; finished
         chunks stay on disk and no temp file is left behind.
         """
         started, clock = time.time(), time.monotonic()
-        log.info("surveying %d deals (%d already done) into %s with %d workers; %s",
-                 self.todo, self.skipped, self.out, self.workers, self.rules.describe())
+        log.info("surveying %d deals (%d already done) into %s with %s; %s", self.todo, self.skipped,
+                 self.out, executor or f"{self.workers} workers", self.rules.describe())
         plan = (_Job(deals) for deals in plan_chunks(self.pending, self.chunk_size))
         waiting: Deque[_Job] = deque()  # retries and split chunks, ahead of the plan
         running: Dict[Hashable, _Job] = {}
         keys = itertools.count()
         try:
-            with LocalPool(self.workers) as pool:
+            with executor or LocalPool(self.workers) as pool:
+                sink = ChunkSink(str(self.out.absolute()), started) if pool.writes_chunks else None
                 while True:
                     while pool.idle():
                         job = waiting.popleft() if waiting else next(plan, None)
@@ -363,8 +374,9 @@ class Survey:
                             break
                         key = next(keys)
                         running[key] = job
-                        pool.submit(key, ChunkTask(job.deals, self.rules, self.limits,
-                                                   self.solutions, self.solver))
+                        pool.submit(key, ChunkTask(job.deals, self.rules, self.limits, self.solutions,
+                                                   self.solver, sink if job.batch is None else None,
+                                                   self.difficulty))
                     if not running:
                         break
                     for finished, outcome in pool.wait(None):
@@ -378,6 +390,9 @@ class Survey:
 
     def _settle(self, job: _Job, outcome: Any, waiting: Deque[_Job], started: float,
                 progress: Optional[Progress]) -> None:
+        if isinstance(outcome, ChunkWritten):
+            self._record(outcome.name, outcome.counts, progress)
+            return
         if isinstance(outcome, TaskFailed):
             first, last = job.deals[0][0], job.deals[-1][1]
             if job.retries:
@@ -398,12 +413,16 @@ class Survey:
                 return
             rows = job.batch.rows
         path = self.dataset.write_chunk(rows, started)
-        chunk_counts = Counter(r["status"] for r in rows)
-        self.counts.update(chunk_counts)
-        self.written += len(rows)
-        log.info("wrote %s: %s", path.name, _counts_text(chunk_counts))
+        self._record(path.name, Counter(r["status"] for r in rows), progress)
+
+    def _record(self, name: str, counts: Mapping[str, int], progress: Optional[Progress]) -> None:
+        """Count and report one chunk file written, here or by a worker."""
+        deals = sum(counts.values())
+        self.counts.update(counts)
+        self.written += deals
+        log.info("wrote %s: %s", name, _counts_text(counts))
         if progress is not None:
-            progress.update(len(rows), self.counts)
+            progress.update(deals, self.counts)
 
 
 # --- summary ------------------------------------------------------------------------------
@@ -450,14 +469,53 @@ def summarize(path: Path) -> Dict[str, Any]:
                   "duplicate_rows": len(deals) - len(present)},
         "status": {s: len(found) for s, found in by_status.items()},
         **{s: _listed(by_status[s]) for s in (UNSOLVABLE, UNKNOWN, ERROR)},
-        "moves": {"min": min(moves), "median": statistics.median(moves),
-                  "mean": statistics.fmean(moves), "max": max(moves)} if moves else None,
+        "moves": _stats(moves),
         "states": pc.sum(table["states"]).as_py() or 0,
         "solver_s": (pc.sum(table["elapsed_ms"]).as_py() or 0.0) / 1000.0,
         "wall_s": wall,
         "runs": len(runs),
         "deals_per_s": len(deals) / wall if wall else 0.0,
+        "difficulty": _difficulty_summary(table) if DIFFICULTY_RANK in table.column_names else None,
     }
+
+
+def _stats(values: List[float]) -> Optional[Dict[str, float]]:
+    return {"min": min(values), "median": statistics.median(values), "mean": statistics.fmean(values),
+            "max": max(values)} if values else None
+
+
+def _difficulty_summary(table: pa.Table) -> Dict[str, Any]:
+    """A --difficulty survey's min_cells counts ("none": no count up to 10 wins), the deals
+    whose min_cells is not proven and the limits that stopped them, the score's spread, the
+    hardest deals and the time the fewest-cells search took (error rows left out)."""
+    rows = table.filter(pc.not_equal(table["status"], ERROR)).sort_by([(DIFFICULTY_RANK, "ascending")])
+    cells = Counter(rows["min_cells"].to_pylist())
+    inexact = rows.filter(pc.invert(rows["min_cells_exact"]))
+    hardest = rows.filter(pc.is_valid(rows["difficulty"])).slice(0, HARDEST_SHOWN)
+    return {
+        "min_cells": {("none" if k is None else str(k)): cells[k]
+                      for k in sorted(cells, key=lambda k: -1 if k is None else k)},
+        "inexact": _listed(sorted(inexact["deal"].to_pylist())),
+        "inexact_limits": dict(Counter(inexact["min_cells_limit"].drop_null().to_pylist())),
+        "score": _stats(rows["difficulty"].drop_null().to_pylist()),
+        "hardest": [{"deal": d, "difficulty": x, "min_cells": k} for d, x, k in zip(
+            hardest["deal"].to_pylist(), hardest["difficulty"].to_pylist(), hardest["min_cells"].to_pylist())],
+        "search_s": (pc.sum(rows["difficulty_ms"]).as_py() or 0.0) / 1000.0,
+    }
+
+
+def _difficulty_text(d: Mapping[str, Any]) -> List[str]:
+    counts = ", ".join(f"{k}: {n:,}" for k, n in d["min_cells"].items())
+    limits = ", ".join(f"{n:,} by the {limit} limit" for limit, n in d["inexact_limits"].items())
+    proven = ("all proven" if not d["inexact"]["count"] else
+              f"not proven for {_listed_text(d['inexact'])}" + (f" ({limits})" if limits else ""))
+    score = d["score"]
+    lines = [f"Min cells   {counts}; {proven}"]
+    lines.append("Difficulty  " + ("no scores" if score is None else
+                 f"min {score['min']:g}, median {score['median']:g}, mean {score['mean']:.3f}, "
+                 f"max {score['max']:g}; hardest: "
+                 + ", ".join(f"{h['deal']} ({h['difficulty']:g})" for h in d["hardest"])))
+    return lines
 
 
 def summary_text(summary: Mapping[str, Any]) -> str:
@@ -484,7 +542,11 @@ def summary_text(summary: Mapping[str, Any]) -> str:
     lines.append("Moves       " + ("no solved deals" if moves is None else
                  f"min {moves['min']}, median {moves['median']:g}, mean {moves['mean']:.1f}, "
                  f"max {moves['max']} (solved deals)"))
+    if d["difficulty"] is not None:
+        lines += _difficulty_text(d["difficulty"])
     lines.append(f"States      {d['states']:,} in total")
     lines.append(f"Time        {_duration(d['wall_s'])} wall over {d['runs']} run(s), "
-                 f"{d['deals_per_s']:,.1f} deals/s; {_duration(d['solver_s'])} in the solver")
+                 f"{d['deals_per_s']:,.1f} deals/s; {_duration(d['solver_s'])} in the solver"
+                 + ("" if d["difficulty"] is None else
+                    f", {_duration(d['difficulty']['search_s'])} more finding the fewest cells"))
     return "\n".join(lines)

@@ -5,11 +5,15 @@ Run from the repository root with the package installed::
 
     python scripts/bench_survey.py                     # deals 1-32000, 2 workers, solutions on
     python scripts/bench_survey.py --deals 1-2000 --fc-solve-args "-l lg"
+    python scripts/bench_survey.py --executor dask     # a local Dask cluster, then the local pool
 
 fcsurvey runs as a separate process exactly as a user would run it (into a temporary
 directory), so the figure includes start-up, worker spawning, Parquet writing and the
 summary check.  While it runs, the script samples every worker's peak resident set
-(VmHWM in /proc) to report peak RSS per worker.
+(VmHWM in /proc) to report peak RSS per worker.  With ``--executor dask`` the survey runs on
+a local Dask cluster of as many workers and then, straight after on the same range, on the
+local pool, and the script prints the ratio of the two rates: the overhead of Dask (and of
+starting a cluster) measured under the same load.
 
 When ``freecell-solver-range-parallel-solve`` is installed (Debian package
 freecell-solver-bin; a benchmark-only comparison, never a dependency) the same range
@@ -36,6 +40,8 @@ from fcsurvey.survey import parse_deals, summarize
 FC_SOLVE_RANGE = "freecell-solver-range-parallel-solve"
 DEFAULT_FC_SOLVE_ARGS = "-l lg"  # fc-solve's "lucky gerbil" preset: its fast general-purpose setting
 SAMPLE_S = 0.05
+LOCAL = "local"
+EXECUTORS = (LOCAL, "dask")  # fcsurvey survey --executor choices
 
 
 def children(pid: int) -> List[int]:
@@ -69,10 +75,10 @@ def is_worker(pid: int) -> bool:
         return False
 
 
-def run_fcsurvey(deals: str, workers: int, out: Path) -> Tuple[float, Dict[int, int]]:
+def run_fcsurvey(deals: str, workers: int, executor: str, out: Path) -> Tuple[float, Dict[int, int]]:
     """Wall seconds and peak RSS (KiB) of each worker of one survey run."""
     command = [sys.executable, "-m", "fcsurvey", "survey", deals, "--workers", str(workers),
-               "--out", str(out)]
+               "--executor", executor, "--out", str(out)]
     started = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     peaks: Dict[int, int] = {}
@@ -108,10 +114,29 @@ def run_fc_solve(first: int, last: int, processes: int, extra: List[str]) -> Tup
     return wall, unsolved, peaks
 
 
+def bench_fcsurvey(deals: str, count: int, workers: int, executor: str) -> float:
+    """Survey ``deals`` into a temporary directory, print the figures, return deals/s."""
+    with tempfile.TemporaryDirectory(prefix="bench_survey_") as tmp:
+        out = Path(tmp) / "dataset"
+        wall, peaks = run_fcsurvey(deals, workers, executor, out)
+        summary = summarize(out)
+    rate = count / wall
+    print(f"fcsurvey   {count:,} deals in {wall:.1f} s = {rate:,.1f} deals/s "
+          f"({workers} workers, --executor {executor}, solutions on)")
+    print(f"           status: {', '.join(f'{n:,} {s}' for s, n in summary['status'].items())}")
+    print(f"           unsolvable: {summary['unsolvable']['items'][:10]}")
+    worker_mib = ", ".join(f"{kib / 1024:.0f}" for kib in peaks.values()) or "not sampled"
+    print(f"           peak RSS per worker (MiB): {worker_mib}")
+    return rate
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", default="1-32000", help="one range of deals (default 1-32000)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes for both (default 2)")
+    parser.add_argument("--executor", choices=EXECUTORS, default=LOCAL,
+                        help="fcsurvey's backend (default local); any other is followed by a "
+                             "local run and the ratio of the two rates")
     parser.add_argument("--fc-solve-args", default=DEFAULT_FC_SOLVE_ARGS,
                         help=f"arguments for fc-solve (default {DEFAULT_FC_SOLVE_ARGS!r})")
     args = parser.parse_args(argv)
@@ -120,17 +145,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser.error("--deals must be one range, e.g. 1-32000")
     (first, last), count = wanted.ranges[0], len(wanted)
 
-    with tempfile.TemporaryDirectory(prefix="bench_survey_") as tmp:
-        out = Path(tmp) / "dataset"
-        wall, peaks = run_fcsurvey(args.deals, args.workers, out)
-        summary = summarize(out)
-    ours = count / wall
-    print(f"fcsurvey   {count:,} deals in {wall:.1f} s = {ours:,.1f} deals/s "
-          f"({args.workers} workers, solutions on)")
-    print(f"           status: {', '.join(f'{n:,} {s}' for s, n in summary['status'].items())}")
-    print(f"           unsolvable: {summary['unsolvable']['items'][:10]}")
-    worker_mib = ", ".join(f"{kib / 1024:.0f}" for kib in peaks.values()) or "not sampled"
-    print(f"           peak RSS per worker (MiB): {worker_mib}")
+    ours = bench_fcsurvey(args.deals, count, args.workers, args.executor)
+    if args.executor != LOCAL:
+        local = bench_fcsurvey(args.deals, count, args.workers, LOCAL)
+        print(f"ratio      {args.executor} / {LOCAL} = {ours / local:.2f}")
 
     if shutil.which(FC_SOLVE_RANGE) is None:
         print(f"fc-solve   {FC_SOLVE_RANGE} not installed (apt-get install freecell-solver-bin); no ratio")

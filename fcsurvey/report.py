@@ -1,0 +1,376 @@
+"""What fcsurvey hands to people: deal lists for games (``export``) and a chart report.
+
+Exports pick deals with ``--where``, a small expression language compiled to a pyarrow
+filter (never ``eval``)::
+
+    min_cells = 4 and status = solved
+    difficulty >= 3.5 or deal in (164, 892)
+    not (moves > 90)
+
+``field op literal`` comparisons (``=`` ``==`` ``!=`` ``<`` ``<=`` ``>`` ``>=``, or ``in``
+a parenthesised list) joined by ``and``, ``or``, ``not`` and parentheses.  Strings may be
+bare words or quoted; booleans are ``true``/``false``.  A deal whose field is null (say no
+min_cells) matches no comparison on it.  Every solution exported is replayed by the rules
+engine first; one that does not win stops the export and names its deal.
+
+The report draws its charts with matplotlib (the optional ``report`` extra), imported
+only when a report is made.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TextIO, Tuple
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .deals import deal as make_deal
+from .engine import validate
+from .notation import structured
+from .rules import Rules
+from .store import DIFFICULTY_RANK, read, read_manifest
+from .survey import STATUSES, summarize, summary_text
+
+
+class ReportError(ValueError):
+    """An export or report that cannot be made: bad --where, a solution that does not
+    replay, or matplotlib missing."""
+
+
+# --- the --where language ------------------------------------------------------------------
+
+#: The fields --where and --sort know, with the type of their literals.  Fields a dataset
+#: lacks (the difficulty ones without --difficulty) are refused by name.
+FIELDS: Dict[str, type] = {
+    "deal": int, "status": str, "moves": int, "atomic_moves": int, "states": int,
+    "min_cells": int, "min_cells_exact": bool, "difficulty": float, DIFFICULTY_RANK: int,
+}
+ORDERING = {"<": pc.less, "<=": pc.less_equal, ">": pc.greater, ">=": pc.greater_equal}
+EQUALITY = {"=": pc.equal, "==": pc.equal, "!=": pc.not_equal}
+BOOLEANS = {"true": True, "false": False}
+KEYWORDS = ("and", "or", "not", "in", *BOOLEANS)
+
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<number>-?\d+(?:\.\d*)?|-?\.\d+)
+  | (?P<string>'[^']*'|"[^"]*")
+  | (?P<word>[A-Za-z_][A-Za-z_0-9]*)
+  | (?P<op>==|!=|<=|>=|=|<|>)
+  | (?P<punct>[(),])
+)""", re.VERBOSE)
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # number, string, word, op, punct, end
+    text: str
+    at: int    # 1-based character position, for messages
+
+
+def _tokens(text: str) -> List[_Token]:
+    found, pos = [], 0
+    while text[pos:].strip():
+        match = _TOKEN.match(text, pos)
+        if match is None:
+            start = len(text) - len(text[pos:].lstrip())
+            bad = text[start:].split()[0]
+            raise ReportError(f"cannot parse --where {text!r}: unexpected {bad!r} at character {start + 1}")
+        kind = match.lastgroup or ""
+        found.append(_Token(kind, match.group(kind), match.start(kind) + 1))
+        pos = match.end()
+    return found + [_Token("end", "", len(text) + 1)]
+
+
+class _Parser:
+    """Recursive descent over: or := and ('or' and)*; and := not ('and' not)*;
+    not := 'not' not | '(' or ')' | FIELD OP literal | FIELD 'in' '(' literal (',' literal)* ')'."""
+
+    def __init__(self, text: str, fields: Sequence[str]) -> None:
+        self.text, self.fields = text, fields
+        self.tokens, self.i = _tokens(text), 0
+
+    def fail(self, token: _Token, why: str = "") -> ReportError:
+        what = "end of expression" if token.kind == "end" else repr(token.text)
+        return ReportError(f"cannot parse --where {self.text!r}: unexpected {what} at character "
+                           f"{token.at}" + (f" ({why})" if why else ""))
+
+    def peek(self) -> _Token:
+        return self.tokens[self.i]
+
+    def take(self) -> _Token:
+        token = self.tokens[self.i]
+        self.i += 1
+        return token
+
+    def keyword(self, word: str) -> bool:
+        token = self.peek()
+        if token.kind == "word" and token.text.lower() == word:
+            self.i += 1
+            return True
+        return False
+
+    def expect(self, text: str) -> None:
+        token = self.take()
+        if token.text != text:
+            raise self.fail(token, f"expected {text!r}")
+
+    def parse(self) -> pc.Expression:
+        expression = self.either()
+        if self.peek().kind != "end":
+            raise self.fail(self.peek(), "expected 'and', 'or' or the end")
+        return expression
+
+    def either(self) -> pc.Expression:
+        expression = self.both()
+        while self.keyword("or"):
+            expression = expression | self.both()
+        return expression
+
+    def both(self) -> pc.Expression:
+        expression = self.negation()
+        while self.keyword("and"):
+            expression = expression & self.negation()
+        return expression
+
+    def negation(self) -> pc.Expression:
+        if self.keyword("not"):
+            return ~self.negation()
+        if self.peek().text == "(":
+            self.take()
+            expression = self.either()
+            self.expect(")")
+            return expression
+        return self.comparison()
+
+    def comparison(self) -> pc.Expression:
+        token = self.take()
+        if token.kind != "word" or token.text.lower() in KEYWORDS:
+            raise self.fail(token, "expected a field")
+        name = token.text.lower()
+        if name not in self.fields:
+            raise self.fail(token, f"no such field; fields: {', '.join(self.fields)}")
+        field, kind = pc.field(name), FIELDS[name]
+        if self.keyword("in"):
+            self.expect("(")
+            values = [self.literal(name)]
+            while self.peek().text == ",":
+                self.take()
+                values.append(self.literal(name))
+            self.expect(")")
+            return field.isin(values)
+        op = self.take()
+        if op.kind != "op":
+            raise self.fail(op, "expected a comparison: = != < <= > >= or in")
+        if op.text in ORDERING and kind not in (int, float):
+            raise self.fail(op, f"{name} can only be compared with = or !=")
+        return (ORDERING.get(op.text) or EQUALITY[op.text])(field, pa.scalar(self.literal(name)))
+
+    def literal(self, name: str) -> Any:
+        token, kind = self.take(), FIELDS[name]
+        if kind in (int, float) and token.kind == "number":
+            value = float(token.text)
+            if kind is float:
+                return value
+            if value.is_integer():
+                return int(value)
+            raise self.fail(token, f"{name} is a whole number")
+        if kind is bool and token.kind == "word" and token.text.lower() in BOOLEANS:
+            return BOOLEANS[token.text.lower()]
+        if kind is str and token.kind in ("string", "word") and token.text.lower() not in KEYWORDS:
+            value = token.text.strip("'\"") if token.kind == "string" else token.text
+            if name == "status" and value not in STATUSES:
+                raise self.fail(token, f"status is one of {', '.join(STATUSES)}")
+            return value
+        expected = {int: "a whole number", float: "a number", bool: "true or false", str: "a word"}[kind]
+        raise self.fail(token, f"{name} takes {expected}")
+
+
+def parse_where(text: str, fields: Sequence[str] = tuple(FIELDS)) -> pc.Expression:
+    """Compile a --where expression over ``fields`` into a pyarrow filter expression;
+    ReportError naming the offending token when it cannot."""
+    return _Parser(text, fields).parse()
+
+
+# --- export ----------------------------------------------------------------------------------
+
+#: Columns of a CSV export and of a JSON record (with the rules, the solution and its moves).
+LIST_COLUMNS = ("deal", "status", "difficulty", DIFFICULTY_RANK, "min_cells", "min_cells_exact", "moves")
+
+
+def select(path: Path, where: Optional[str] = None, sort: str = "deal", descending: bool = False,
+           limit: Optional[int] = None) -> Tuple[pa.Table, Rules]:
+    """The dataset's rows matching ``where``, ordered by ``sort`` (then deal), at most
+    ``limit`` of them, and the rules they were solved under."""
+    table = read(path)
+    fields = [f for f in FIELDS if f in table.column_names]
+    if sort not in fields:
+        raise ReportError(f"cannot sort by {sort!r}; fields: {', '.join(fields)}")
+    if where is not None:
+        table = table.filter(parse_where(where, fields))
+    order = "descending" if descending else "ascending"
+    table = table.sort_by([(sort, order)] + ([("deal", "ascending")] if sort != "deal" else []))
+    if limit is not None:
+        table = table.slice(0, limit)
+    return table, Rules.from_dict(read_manifest(path)["rules"])
+
+
+def check_solutions(table: pa.Table, rules: Rules) -> None:
+    """Replay every solution in ``table`` with the rules engine; ReportError naming the
+    first deal whose solution is illegal or does not win."""
+    for number, solution in zip(table["deal"].to_pylist(), table["solution"].to_pylist()):
+        if solution is not None:
+            result = validate(make_deal(number, rules), rules, solution)
+            if not result.ok:
+                raise ReportError(f"deal {number}: the stored solution is {result.verdict()}; "
+                                  f"nothing exported")
+
+
+def _records(table: pa.Table, rules: Rules) -> Iterator[Dict[str, Any]]:
+    columns = [c for c in LIST_COLUMNS if c in table.column_names]
+    for row in table.select(columns + ["solution"]).to_pylist():
+        solution = row["solution"]
+        yield {"deal": row["deal"], "rules": rules.to_dict(), **row, "solution_moves": (
+            None if solution is None else structured(make_deal(row["deal"], rules), rules, solution))}
+
+
+def _write_json(table: pa.Table, rules: Rules, out: TextIO) -> None:
+    out.write("[")
+    for i, record in enumerate(_records(table, rules)):
+        out.write(("," if i else "") + "\n" + json.dumps(record))
+    out.write("\n]\n")
+
+
+def _write_csv(table: pa.Table, rules: Rules, out: TextIO) -> None:
+    columns = [c for c in LIST_COLUMNS if c in table.column_names] + ["solution"]
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for row in table.select(columns).to_pylist():
+        writer.writerow(["" if row[c] is None else row[c] for c in columns])
+
+
+def _write_txt(table: pa.Table, rules: Rules, out: TextIO) -> None:
+    out.writelines(f"{number}\n" for number in table["deal"].to_pylist())
+
+
+WRITERS: Dict[str, Callable[[pa.Table, Rules, TextIO], None]] = {
+    "json": _write_json, "csv": _write_csv, "txt": _write_txt}
+FORMATS = tuple(WRITERS)
+
+
+def export(path: Path, out: TextIO, *, where: Optional[str] = None, sort: str = "deal",
+           descending: bool = False, limit: Optional[int] = None, fmt: str = "json") -> int:
+    """Write the selected deals of dataset ``path`` to ``out`` as ``fmt`` and return how many.
+
+    json: a list of records, one a line: deal, rules, status, difficulty, difficulty_rank,
+    min_cells, min_cells_exact, moves, solution (the move notation) and solution_moves
+    (from, to, card, count).  csv: the same but the rules and solution_moves.  txt: deal
+    numbers, one a line.  Every solution is replayed before anything is written.
+    """
+    if fmt not in WRITERS:
+        raise ReportError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+    table, rules = select(path, where, sort, descending, limit)
+    check_solutions(table, rules)
+    WRITERS[fmt](table, rules, out)
+    return len(table)
+
+
+# --- the chart report ------------------------------------------------------------------------
+
+MATPLOTLIB_HINT = "fcsurvey report needs matplotlib: pip install 'fcsurvey[report]'"
+REPORT_PAGE = "report.md"
+CHART_DPI = 110
+CHART_SIZE = (7.0, 4.0)  # inches
+SCATTER_POINTS = 4        # marker area of one deal in the difficulty chart
+
+
+def _figure_class() -> Any:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ReportError(MATPLOTLIB_HINT) from None
+    return Figure
+
+
+def _figure() -> Tuple[Any, Any]:
+    """A figure of its own (no pyplot state, no GUI backend) and its axes."""
+    figure = _figure_class()(figsize=CHART_SIZE, layout="constrained")
+    return figure, figure.subplots()
+
+
+def _min_cells_chart(counts: Mapping[str, int], file: Path) -> None:
+    figure, axes = _figure()
+    labels = list(counts)
+    bars = axes.bar(labels, [counts[k] for k in labels], color="tab:blue")
+    axes.bar_label(bars, labels=[f"{counts[k]:,}" for k in labels])
+    axes.set(xlabel="fewest free cells that win (min_cells)", ylabel="deals",
+             title="Deals by the free cells they need")
+    figure.savefig(file, dpi=CHART_DPI)
+
+
+def _moves_chart(moves: List[int], file: Path) -> None:
+    figure, axes = _figure()
+    axes.hist(moves, bins=range(min(moves), max(moves) + 2), color="tab:green")
+    axes.set(xlabel="solution length (moves)", ylabel="deals", title="Solution lengths of the solved deals")
+    figure.savefig(file, dpi=CHART_DPI)
+
+
+def _difficulty_chart(deals: List[int], scores: List[float], file: Path) -> None:
+    figure, axes = _figure()
+    axes.scatter(deals, scores, s=SCATTER_POINTS, alpha=0.5, linewidths=0, color="tab:red")
+    axes.set(xlabel="deal number", ylabel="difficulty", title="Difficulty by deal number")
+    figure.savefig(file, dpi=CHART_DPI)
+
+
+def write_report(path: Path, out_dir: Path) -> Path:
+    """Draw the dataset's charts as PNGs in ``out_dir`` -- min_cells bars, solution-length
+    histogram, difficulty by deal number (the first and last need a --difficulty survey)
+    -- and a Markdown page that shows them beside the summary; returns the page."""
+    _figure_class()  # fail on a missing matplotlib before anything is written
+    summary = summarize(path)
+    table = read(path)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReportError(f"cannot write the report into {out_dir}: {exc.strerror}") from None
+    solved = table.filter(pc.equal(table["status"], "solved"))
+    moves = solved["moves"].drop_null().to_pylist()
+    charts: List[Tuple[str, str]] = []  # (title, file name)
+    difficulty = summary["difficulty"]
+    if difficulty is not None:
+        _min_cells_chart(difficulty["min_cells"], out_dir / "min_cells.png")
+        charts.append(("Fewest free cells", "min_cells.png"))
+    if moves:
+        _moves_chart(moves, out_dir / "moves.png")
+        charts.append(("Solution lengths", "moves.png"))
+    if difficulty is not None and difficulty["score"] is not None:
+        scored = table.filter(pc.is_valid(table["difficulty"]))
+        _difficulty_chart(scored["deal"].to_pylist(), scored["difficulty"].to_pylist(),
+                          out_dir / "difficulty.png")
+        charts.append(("Difficulty by deal number", "difficulty.png"))
+    page = out_dir / REPORT_PAGE
+    page.write_text(_page(summary, charts), encoding="utf-8")
+    return page
+
+
+def _page(summary: Mapping[str, Any], charts: List[Tuple[str, str]]) -> str:
+    deals = summary["deals"]
+    lines = [f"# FreeCell survey: deals {deals['first']:,}-{deals['last']:,}", "",
+             f"{Rules.from_dict(summary['rules']).describe()}.", "",
+             "```", summary_text(summary), "```", ""]
+    difficulty = summary["difficulty"]
+    if difficulty is None:
+        lines += ["Surveyed without `--difficulty`: no min_cells or difficulty charts.", ""]
+    else:
+        lines += ["| min_cells | deals |", "|---:|---:|"]
+        lines += [f"| {k} | {n:,} |" for k, n in difficulty["min_cells"].items()]
+        lines += ["", "Hardest deals: " + ", ".join(
+            f"{h['deal']} ({h['difficulty']:g}, {h['min_cells']} cells)" for h in difficulty["hardest"]),
+            "", "The difficulty score (min_cells plus search effort) is explained in fcsurvey's "
+            "docs/difficulty.md.", ""]
+    for title, file in charts:
+        lines += [f"## {title}", "", f"![{title}]({file})", ""]
+    return "\n".join(lines)
