@@ -26,7 +26,8 @@ from . import known, store
 from .deals import GENERATOR_NAME, deal as make_deal
 from .engine import validate
 from .notation import format_solution, parse_solution
-from .known import FREECELL, FULL, QUICK, STANDARD, TIERS, Claim, ClaimError, Count, ExactDeals, WinRate
+from .known import (FREECELL, FULL, QUICK, STANDARD, TIERS, Claim, ClaimError, Count, ExactDeals, WinRate,
+                    percent)
 from .rules import Rules
 from .solver import SOLVED, UNSOLVABLE, Limits
 from .store import CHUNK_PATTERN, DealSet
@@ -237,7 +238,7 @@ def expected_text(claim: Claim) -> str:
         return _inline(e.status, deals) or f"{len(deals):,} listed {e.status}"
     if isinstance(e, Count):
         return f"{e.count:,} {e.status}"
-    return f"{100 * e.winnable:g}%" + (f" +/- {100 * e.error:g}" if e.error else "") + " winnable"
+    return percent(e.winnable) + (f" +/- {percent(e.error)[:-1]}" if e.error else "") + " winnable"
 
 
 def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[float] = None) -> Outcome:
@@ -267,9 +268,12 @@ def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[fl
         if not n:
             return Outcome(claim, False, "no decided deals", tuple(problems), dataset, surveyed_s)
         lo, hi = wilson_interval(won, n)
-        measured = f"{100 * won / n:.3f}% of {n:,} (CI {100 * lo:.2f}-{100 * hi:.2f}%)"
+        # enough decimals to tell the interval's ends apart, however narrow it is
+        places = max(2, 1 - math.floor(math.log10(100 * (hi - lo))))
+        interval = f"{100 * lo:.{places}f}-{100 * hi:.{places}f}%"
+        measured = f"{100 * won / n:.{places}f}% of {n:,} (CI {interval})"
         if hi < e.winnable - e.error or lo > e.winnable + e.error:
-            problems.append(f"the {100 * CONFIDENCE:g}% interval {100 * lo:.3f}-{100 * hi:.3f}% misses the "
+            problems.append(f"the {100 * CONFIDENCE:g}% interval {interval} misses the "
                             f"published {expected_text(claim)}")
         return Outcome(claim, not problems, measured, tuple(problems), dataset, surveyed_s)
     found = rows.filter(pc.equal(rows["status"], e.status))["deal"].to_pylist()
