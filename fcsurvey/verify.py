@@ -25,9 +25,9 @@ import pyarrow.parquet as pq
 from . import known, store
 from .deals import GENERATOR_NAME, deal as make_deal
 from .engine import validate
-from .notation import format_solution, parse_solution
 from .known import (FREECELL, FULL, QUICK, STANDARD, TIERS, Claim, ClaimError, Count, ExactDeals, WinRate,
                     percent)
+from .notation import format_solution, parse_solution
 from .rules import Rules
 from .solver import SOLVED, UNSOLVABLE, Limits
 from .store import CHUNK_PATTERN, DealSet
