@@ -31,10 +31,11 @@ from .notation import format_solution, parse_solution
 from .rules import Rules
 from .solver import SOLVED, UNSOLVABLE, Limits
 from .store import CHUNK_PATTERN, DealSet
-from .survey import RESULTS_DIR, Progress, Survey, default_out
+from .survey import DEFAULT_CHUNK_SIZE, RESULTS_DIR, Progress, Survey, default_out, default_workers
 
 CACHE_DIR = RESULTS_DIR / "verify"
 CONFIDENCE = 0.999            # of the binomial interval a measured win rate must share with the record
+CHUNKS_PER_WORKER = 4         # a claim's survey has at least this many chunks a worker
 NAMED = 10                    # deals named in one line of a failure before "and N more"
 INLINE_DEALS = 8              # expected deal sets this small (and short) are shown in full
 INLINE_WIDTH = 60
@@ -185,10 +186,17 @@ def find_dataset(claim: Claim, roots: Sequence[Path]) -> Optional[Tuple[Path, pa
 
 def claim_survey(claim: Claim, cache: Path, workers: Optional[int]) -> Survey:
     """The survey that settles ``claim``, in its own directory of ``cache`` (named as
-    ``fcsurvey survey`` would name it), so an interrupted verify resumes it."""
+    ``fcsurvey survey`` would name it), so an interrupted verify resumes it.
+
+    A small claim is cut into smaller chunks than a survey's, so that a chunk holding one
+    hard deal does not finish alone while the other workers sit idle.
+    """
     limits = Limits(max_states=claim.max_states)
     out = Path(cache) / default_out(claim.deals, claim.rules, limits).name
-    return Survey(claim.deals, out, rules=claim.rules, limits=limits, workers=workers, solutions=False)
+    per_chunk = len(claim.deals) // (CHUNKS_PER_WORKER * (workers or default_workers()))
+    chunk_size = max(1, min(DEFAULT_CHUNK_SIZE, per_chunk))
+    return Survey(claim.deals, out, rules=claim.rules, limits=limits, workers=workers, chunk_size=chunk_size,
+                  solutions=False)
 
 
 # --- comparing ------------------------------------------------------------------------------

@@ -238,3 +238,10 @@ def test_explore_from_the_command_line(capsys, tmp_path, monkeypatch):
 def test_explore_checks_no_claim(capsys):
     code, _, err = cli(capsys, "verify", "--explore", "foundation-return", "--claim", "4cells-1-32000")
     assert code == 2 and err == "Error: --explore checks no claim: drop --claim and --dataset\n"
+
+
+def test_a_small_claim_is_cut_into_chunks_for_every_worker(tmp_path):
+    for claim_id, size in (("rate-forecell", 187), ("4cells-1-32000", 500), ("5cells-six", 1)):
+        job = verify.claim_survey(known.get(claim_id), tmp_path, workers=2)
+        job.dataset.close()
+        assert job.chunk_size == size
