@@ -97,94 +97,98 @@ static int first_empty_column(const fcs_rules *r, const fcs_pos *p)
     return -1;
 }
 
-static void put(fcs_move *out, int *n, int sk, int s, int dk, int d, int count)
+static inline fcs_move make_move(int sk, int s, int dk, int d, int count)
 {
-    fcs_move *m = &out[(*n)++];
-    m->src_kind = (uint8_t)sk;
-    m->src = (uint8_t)s;
-    m->dst_kind = (uint8_t)dk;
-    m->dst = (uint8_t)d;
-    m->count = (uint8_t)count;
+    fcs_move m = {(uint8_t)sk, (uint8_t)s, (uint8_t)dk, (uint8_t)d, (uint8_t)count};
+    return m;
 }
 
-static int playable_home(const fcs_pos *p, int card)
-{
-    return p->found[CARD_SUIT(card)] + 1 == CARD_RANK(card);
-}
-
+/* The position's column tops, lengths and cells are copied into locals
+   first: stores into `out` (bytes) could alias the position, and would
+   otherwise force the compiler to reload it after every move written. */
 int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_move *out)
 {
-    int n = 0, i, j, s;
-    int cell0 = first_empty_cell(r, p);
-    int col0 = first_empty_column(r, p);
-    int cap_full = fcs_capacity(r, p, 0), cap_empty = fcs_capacity(r, p, 1);
+    const int cells = r->cells, columns = r->columns;
+    const fcs_rules rules = *r;
+    uint8_t top[FCS_MAX_COLS], rank[FCS_MAX_COLS], len[FCS_MAX_COLS], cell[FCS_MAX_CELLS], found[FCS_NUM_SUITS];
+    int n = 0, i, j, s, cell0 = -1, col0 = -1, cap_full, cap_empty;
 
-    if (single_only) {
-        cap_full = 1;
-        cap_empty = 1;
+    for (i = 0; i < cells; i++) {
+        cell[i] = p->cell[i];
+        if (!cell[i] && cell0 < 0)
+            cell0 = i;
     }
+    for (i = 0; i < columns; i++) {
+        len[i] = p->len[i];
+        top[i] = len[i] ? p->col[i][len[i] - 1] : 0;
+        rank[i] = top[i] ? (uint8_t)CARD_RANK(top[i]) : 0;
+        if (!len[i] && col0 < 0)
+            col0 = i;
+    }
+    memcpy(found, p->found, sizeof(found));
+    cap_full = single_only ? 1 : fcs_capacity(&rules, p, 0);
+    cap_empty = single_only ? 1 : fcs_capacity(&rules, p, 1);
+
     /* To the foundations. */
-    for (i = 0; i < r->cells; i++)
-        if (p->cell[i] && playable_home(p, p->cell[i]))
-            put(out, &n, AT_CELL, i, AT_FOUNDATION, CARD_SUIT(p->cell[i]), 1);
-    for (i = 0; i < r->columns; i++) {
-        int top = p->len[i] ? p->col[i][p->len[i] - 1] : 0;
-        if (top && playable_home(p, top))
-            put(out, &n, AT_COLUMN, i, AT_FOUNDATION, CARD_SUIT(top), 1);
-    }
+    for (i = 0; i < cells; i++)
+        if (cell[i] && found[CARD_SUIT(cell[i])] + 1 == CARD_RANK(cell[i]))
+            out[n++] = make_move(AT_CELL, i, AT_FOUNDATION, CARD_SUIT(cell[i]), 1);
+    for (i = 0; i < columns; i++)
+        if (top[i] && found[CARD_SUIT(top[i])] + 1 == CARD_RANK(top[i]))
+            out[n++] = make_move(AT_COLUMN, i, AT_FOUNDATION, CARD_SUIT(top[i]), 1);
     /* Cells to columns. */
-    for (i = 0; i < r->cells; i++) {
-        int c = p->cell[i];
+    for (i = 0; i < cells; i++) {
+        int c = cell[i];
         if (!c)
             continue;
-        for (j = 0; j < r->columns; j++)
-            if (p->len[j] && fcs_can_build(r, p->col[j][p->len[j] - 1], c))
-                put(out, &n, AT_CELL, i, AT_COLUMN, j, 1);
-        if (col0 >= 0 && accepts_empty(r, c))
-            put(out, &n, AT_CELL, i, AT_COLUMN, col0, 1);
+        for (j = 0; j < columns; j++)
+            if (top[j] && fcs_can_build(&rules, top[j], c))
+                out[n++] = make_move(AT_CELL, i, AT_COLUMN, j, 1);
+        if (col0 >= 0 && accepts_empty(&rules, c))
+            out[n++] = make_move(AT_CELL, i, AT_COLUMN, col0, 1);
     }
     /* Columns to columns. */
-    for (i = 0; i < r->columns; i++) {
-        int len = p->len[i], run, top;
-        if (!len)
+    for (i = 0; i < columns; i++) {
+        const uint8_t *col = p->col[i];
+        int run, most;
+        if (!len[i])
             continue;
-        run = fcs_run_length(r, p, i);
-        top = p->col[i][len - 1];
-        for (j = 0; j < r->columns; j++) {
-            int dtop, k;
-            if (j == i || !p->len[j])
-                continue;
-            dtop = p->col[j][p->len[j] - 1];
-            k = CARD_RANK(dtop) - CARD_RANK(top);
-            if (k >= 1 && k <= run && k <= cap_full && fcs_can_build(r, dtop, p->col[i][len - k]))
-                put(out, &n, AT_COLUMN, i, AT_COLUMN, j, k);
+        run = fcs_run_length(&rules, p, i);
+        most = run < cap_full ? run : cap_full;
+        /* k: how many cards must move for the run to land on column j's
+           top; out of 1..most also for j == i and empty j (rank 0). */
+        for (j = 0; j < columns; j++) {
+            int k = rank[j] - rank[i];
+            if ((unsigned)(k - 1) < (unsigned)most && fcs_can_build(&rules, top[j], col[len[i] - k]))
+                out[n++] = make_move(AT_COLUMN, i, AT_COLUMN, j, k);
         }
         if (col0 >= 0) {
-            int k, most = run < cap_empty ? run : cap_empty;
+            int k;
+            most = run < cap_empty ? run : cap_empty;
             for (k = 1; k <= most; k++)
-                if (accepts_empty(r, p->col[i][len - k]))
-                    put(out, &n, AT_COLUMN, i, AT_COLUMN, col0, k);
+                if (accepts_empty(&rules, col[len[i] - k]))
+                    out[n++] = make_move(AT_COLUMN, i, AT_COLUMN, col0, k);
         }
     }
     /* Column tops to a cell. */
     if (cell0 >= 0)
-        for (i = 0; i < r->columns; i++)
-            if (p->len[i])
-                put(out, &n, AT_COLUMN, i, AT_CELL, cell0, 1);
+        for (i = 0; i < columns; i++)
+            if (top[i])
+                out[n++] = make_move(AT_COLUMN, i, AT_CELL, cell0, 1);
     /* Back down from the foundations. */
-    if (r->foundation_return) {
+    if (rules.foundation_return) {
         for (s = 0; s < FCS_NUM_SUITS; s++) {
             int c;
-            if (!p->found[s])
+            if (!found[s])
                 continue;
-            c = CARD_MAKE(p->found[s], s);
-            for (j = 0; j < r->columns; j++)
-                if (p->len[j] && fcs_can_build(r, p->col[j][p->len[j] - 1], c))
-                    put(out, &n, AT_FOUNDATION, s, AT_COLUMN, j, 1);
-            if (col0 >= 0 && accepts_empty(r, c))
-                put(out, &n, AT_FOUNDATION, s, AT_COLUMN, col0, 1);
+            c = CARD_MAKE(found[s], s);
+            for (j = 0; j < columns; j++)
+                if (top[j] && fcs_can_build(&rules, top[j], c))
+                    out[n++] = make_move(AT_FOUNDATION, s, AT_COLUMN, j, 1);
+            if (col0 >= 0 && accepts_empty(&rules, c))
+                out[n++] = make_move(AT_FOUNDATION, s, AT_COLUMN, col0, 1);
             if (cell0 >= 0)
-                put(out, &n, AT_FOUNDATION, s, AT_CELL, cell0, 1);
+                out[n++] = make_move(AT_FOUNDATION, s, AT_CELL, cell0, 1);
         }
     }
     return n;
