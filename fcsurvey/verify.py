@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -25,8 +25,8 @@ import pyarrow.parquet as pq
 from . import known, store
 from .deals import GENERATOR_NAME, deal as make_deal
 from .engine import validate
-from .known import (FREECELL, FULL, QUICK, STANDARD, TIERS, Claim, ClaimError, Count, ExactDeals, WinRate,
-                    percent)
+from .known import (FREECELL, FULL, QUICK, STANDARD, TIERS, Claim, ClaimError, Count, ExactDeals, MinCells,
+                    WinRate, percent)
 from .notation import format_solution, parse_solution
 from .rules import Rules
 from .solver import SOLVED, UNSOLVABLE, Limits
@@ -40,6 +40,7 @@ NAMED = 10                    # deals named in one line of a failure before "and
 INLINE_DEALS = 8              # expected deal sets this small (and short) are shown in full
 INLINE_WIDTH = 60
 ROW_COLUMNS = ["deal", "status", "limit", "error"]
+MIN_CELLS_COLUMNS = ["min_cells", "min_cells_exact", "min_cells_limit"]  # read too from --difficulty datasets
 OPPOSITE = {SOLVED: UNSOLVABLE, UNSOLVABLE: SOLVED}
 PASS, FAIL = "PASS", "FAIL"
 
@@ -63,6 +64,11 @@ def plays_as(rules: Rules) -> Dict[str, Any]:
     return fields
 
 
+def needs_difficulty(claim: Claim) -> bool:
+    """Whether only a ``--difficulty`` survey holds what ``claim`` is about."""
+    return isinstance(claim.expected, MinCells)
+
+
 @dataclass(frozen=True)
 class DatasetInfo:
     """What a dataset's manifest says it holds."""
@@ -70,6 +76,7 @@ class DatasetInfo:
     path: Path
     rules: Rules
     requested: DealSet
+    difficulty: bool
 
     @classmethod
     def read(cls, path: Path) -> "DatasetInfo":
@@ -78,11 +85,25 @@ class DatasetInfo:
             raise ClaimError(f"{path} was dealt by {manifest.get('generator')!r}, not Microsoft's "
                              f"numbering ({GENERATOR_NAME}), so no published claim applies to it")
         return cls(Path(path), Rules.from_dict(manifest["rules"]),
-                   DealSet(tuple(r) for r in manifest["requested"]))
+                   DealSet(tuple(r) for r in manifest["requested"]),
+                   bool(manifest.get("difficulty", store.IDENTITY_DEFAULTS["difficulty"])))
 
     def covers(self, claim: Claim) -> bool:
-        """Same game and every deal of the claim requested."""
-        return plays_as(self.rules) == plays_as(claim.rules) and not claim.deals - self.requested
+        """Same game, every deal of the claim requested, and the difficulty columns if the
+        claim is about them."""
+        return (plays_as(self.rules) == plays_as(claim.rules) and not claim.deals - self.requested
+                and (self.difficulty or not needs_difficulty(claim)))
+
+    def describe(self) -> str:
+        """``freecell: 4 cells with --difficulty for deals 1-32000``, for error messages."""
+        mode = " with --difficulty" if self.difficulty else ""
+        return f"{self.rules.describe()}{mode} for deals {self.requested}"
+
+
+def _needs(claim: Claim) -> str:
+    """What a dataset must hold to check ``claim``, for an error message."""
+    survey = "a --difficulty survey of " if needs_difficulty(claim) else ""
+    return f"{survey}{claim.rules.describe()} for deals {claim.deals}"
 
 
 @dataclass(frozen=True)
@@ -124,9 +145,8 @@ def select(tier: Optional[str], claim_ids: Sequence[str], datasets: Sequence[Pat
             continue
         wanted = ""
         if len(claims) == 1:
-            wanted = f"; claim {claims[0].id} needs {claims[0].rules.describe()} for deals {claims[0].deals}"
-        raise ClaimError(f"dataset {info.path} holds {info.rules.describe()} for deals {info.requested}, "
-                         f"which no selected claim can use{wanted}")
+            wanted = f"; claim {claims[0].id} needs {_needs(claims[0])}"
+        raise ClaimError(f"dataset {info.path} holds {info.describe()}, which no selected claim can use{wanted}")
     return tasks
 
 
@@ -142,11 +162,14 @@ def datasets_under(root: Path) -> List[Path]:
 
 
 def read_rows(path: Path, deals: DealSet) -> pa.Table:
-    """Deal, status, limit and error of the rows of ``deals`` in dataset ``path``, by deal.
+    """Deal, status, limit and error of the rows of ``deals`` in dataset ``path``, by deal,
+    and the min_cells columns too if it is a ``--difficulty`` dataset.
 
     Only the chunk files whose span meets the deals are opened, so checking 32,000 deals
     against a 10-million-deal dataset reads a few files, not the whole dataset.
     """
+    schema = store.schema_for(store.read_manifest(path))
+    columns = ROW_COLUMNS + [c for c in MIN_CELLS_COLUMNS if c in schema.names]
     lo, hi = deals.ranges[0][0], deals.ranges[-1][1]
     files = []
     for f in store.chunk_files(path):
@@ -154,8 +177,8 @@ def read_rows(path: Path, deals: DealSet) -> pa.Table:
         if first <= hi and last >= lo:
             files.append(str(f))
     if not files:
-        return store.SCHEMA.empty_table().select(ROW_COLUMNS)
-    table = pq.read_table(files, columns=ROW_COLUMNS, schema=store.SCHEMA)
+        return schema.empty_table().select(columns)
+    table = pq.read_table(files, columns=columns, schema=schema)
     inside = None
     for a, b in deals.ranges:
         here = pc.and_(pc.greater_equal(table["deal"], a), pc.less_equal(table["deal"], b))
@@ -163,13 +186,28 @@ def read_rows(path: Path, deals: DealSet) -> pa.Table:
     return table.filter(inside).sort_by("deal")
 
 
+def _decided(rows: pa.Table) -> pa.Array:
+    return pc.is_in(rows["status"], pa.array([SOLVED, UNSOLVABLE]))
+
+
 def _undecided(rows: pa.Table) -> pa.Table:
-    return rows.filter(pc.invert(pc.is_in(rows["status"], pa.array([SOLVED, UNSOLVABLE]))))
+    return rows.filter(pc.invert(_decided(rows)))
+
+
+def _inexact(rows: pa.Table) -> pa.Table:
+    """Decided deals whose min_cells is no proof (an undecided deal is named as such)."""
+    return rows.filter(pc.and_(_decided(rows), pc.invert(pc.fill_null(rows["min_cells_exact"], False))))
+
+
+def _settles(claim: Claim, rows: pa.Table) -> bool:
+    """Every deal of ``claim`` has a row with a proof of what the claim is about."""
+    return (pc.count_distinct(rows["deal"]).as_py() == len(claim.deals) and not len(_undecided(rows))
+            and not (needs_difficulty(claim) and len(_inexact(rows))))
 
 
 def find_dataset(claim: Claim, roots: Sequence[Path]) -> Optional[Tuple[Path, pa.Table]]:
     """A dataset under ``roots`` with the claim's rules that decides every deal of the
-    claim, with those rows."""
+    claim (and proves its min_cells if the claim is about them), with those rows."""
     for root in roots:
         for path in datasets_under(root):
             try:
@@ -179,7 +217,7 @@ def find_dataset(claim: Claim, roots: Sequence[Path]) -> Optional[Tuple[Path, pa
             if not info.covers(claim):
                 continue
             rows = read_rows(path, claim.deals)
-            if pc.count_distinct(rows["deal"]).as_py() == len(claim.deals) and not len(_undecided(rows)):
+            if _settles(claim, rows):
                 return path, rows
     return None
 
@@ -192,11 +230,12 @@ def claim_survey(claim: Claim, cache: Path, workers: Optional[int]) -> Survey:
     hard deal does not finish alone while the other workers sit idle.
     """
     limits = Limits(max_states=claim.max_states)
-    out = Path(cache) / default_out(claim.deals, claim.rules, limits).name
+    difficulty = needs_difficulty(claim)
+    out = Path(cache) / default_out(claim.deals, claim.rules, limits, difficulty).name
     per_chunk = len(claim.deals) // (CHUNKS_PER_WORKER * (workers or default_workers()))
     chunk_size = max(1, min(DEFAULT_CHUNK_SIZE, per_chunk))
     return Survey(claim.deals, out, rules=claim.rules, limits=limits, workers=workers, chunk_size=chunk_size,
-                  solutions=False)
+                  solutions=False, difficulty=difficulty)
 
 
 # --- comparing ------------------------------------------------------------------------------
@@ -246,7 +285,44 @@ def expected_text(claim: Claim) -> str:
         return _inline(e.status, deals) or f"{len(deals):,} listed {e.status}"
     if isinstance(e, Count):
         return f"{e.count:,} {e.status}"
+    if isinstance(e, MinCells):
+        return _distribution(dict(e.counts))
     return percent(e.winnable) + (f" +/- {percent(e.error)[:-1]}" if e.error else "") + " winnable"
+
+
+def _min_cells_text(k: Optional[int]) -> str:
+    return "none" if k is None else str(k)  # null min_cells: no count up to 10 cells wins
+
+
+def _ascending(min_cells: Iterable[Optional[int]]) -> List[Optional[int]]:
+    return sorted(min_cells, key=lambda k: (k is None, k or 0))
+
+
+def _distribution(counts: Dict[Optional[int], int]) -> str:
+    """``0:69 1:6,220 ...``: each min_cells and its number of deals, ascending, ``none`` last."""
+    return " ".join(f"{_min_cells_text(k)}:{counts[k]:,}" for k in _ascending(counts))
+
+
+def _compare_min_cells(e: MinCells, rows: pa.Table, problems: List[str]) -> str:
+    """Add the problems with ``rows``' min_cells to ``problems``; return what was measured."""
+    if "min_cells" not in rows.column_names:
+        problems.append("the dataset has no min_cells column: survey it with --difficulty")
+        return "no min_cells"
+    inexact = _inexact(rows)
+    for row in inexact.slice(0, NAMED).to_pylist():
+        limit = f"limit {row['min_cells_limit']}" if row["min_cells_limit"] else "no limit given"
+        problems.append(f"deal {row['deal']}: min_cells {_min_cells_text(row['min_cells'])} "
+                        f"not proved exact ({limit})")
+    if len(inexact) > NAMED:
+        problems.append(f"... and {len(inexact) - NAMED:,} more deals whose min_cells is not proved exact")
+    tally = rows.group_by("min_cells").aggregate([("deal", "count")])
+    found: Dict[Optional[int], int] = dict(zip(tally["min_cells"].to_pylist(), tally["deal_count"].to_pylist()))
+    published: Dict[Optional[int], int] = dict(e.counts)
+    for k in _ascending(set(found) | set(published)):
+        if found.get(k, 0) != published.get(k, 0):
+            problems.append(f"min_cells {_min_cells_text(k)}: {found.get(k, 0):,} where {published.get(k, 0):,} "
+                            f"were published")
+    return _distribution(found) + (f", {len(inexact):,} not exact" if len(inexact) else ", all exact")
 
 
 def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[float] = None) -> Outcome:
@@ -283,6 +359,9 @@ def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[fl
         if hi < e.winnable - e.error or lo > e.winnable + e.error:
             problems.append(f"the {100 * CONFIDENCE:g}% interval {interval} misses the "
                             f"published {expected_text(claim)}")
+        return Outcome(claim, not problems, measured, tuple(problems), dataset, surveyed_s)
+    if isinstance(e, MinCells):
+        measured = _compare_min_cells(e, rows, problems)
         return Outcome(claim, not problems, measured, tuple(problems), dataset, surveyed_s)
     found = rows.filter(pc.equal(rows["status"], e.status))["deal"].to_pylist()
     if isinstance(e, Count):

@@ -12,7 +12,7 @@ import pytest
 
 from fcsurvey import known
 from fcsurvey.known import (CLAIMS, IMPOSSIBLE_4_CELLS, IMPOSSIBLE_5_CELLS, LISTS, SOLVABLE_0_CELLS, TIERS,
-                            UNSOLVABLE_3_CELLS, ClaimError, Count, ExactDeals, WinRate)
+                            UNSOLVABLE_3_CELLS, ClaimError, Count, ExactDeals, MinCells, WinRate)
 from fcsurvey.rules import PRESETS
 from fcsurvey.solver import SOLVED, UNSOLVABLE
 from fcsurvey.store import DealSet
@@ -70,9 +70,12 @@ def test_claims_are_well_formed():
     assert len({c.id for c in CLAIMS}) == len(CLAIMS)
     for claim in CLAIMS:
         assert claim.tier in TIERS and claim.source and claim.deals
-        assert isinstance(claim.expected, (ExactDeals, Count, WinRate))
+        assert isinstance(claim.expected, (ExactDeals, Count, WinRate, MinCells))
         if isinstance(claim.expected, WinRate):
             assert 0 < claim.expected.winnable < 1
+        elif isinstance(claim.expected, MinCells):
+            cells = [k for k, _ in claim.expected.counts]
+            assert cells == sorted(set(cells)) and all(n > 0 for _, n in claim.expected.counts)
         else:
             assert claim.expected.status in (SOLVED, UNSOLVABLE)
 
@@ -91,6 +94,28 @@ def test_claims_say_what_the_record_says():
     assert known.get("1cell-1-32000").expected == Count(UNSOLVABLE, 25_711)
     assert known.get("relaxed-11982").rules == PRESETS["relaxed-freecell"]
     assert known.get("rate-bakers-game").expected == WinRate(0.75053, 0.00028)
+
+
+def test_the_min_cells_distribution_adds_up_and_agrees_with_the_other_claims():
+    claim = known.get("min-cells-1-32000")
+    counts = dict(claim.expected.counts)
+    assert counts == {0: 69, 1: 6_220, 2: 19_092, 3: 6_420, 4: 198, 5: 1}
+    assert sum(counts.values()) == len(claim.deals) == 32_000
+    assert claim.rules == PRESETS["freecell"] and claim.tier == known.FULL
+    assert claim.max_states == known.DEEP_STATES
+
+    def winnable_with(cells):
+        return sum(n for k, n in counts.items() if k <= cells)
+    assert winnable_with(0) == len(known.get("0cells-1-32000").expected.within(claim.deals))
+    assert 32_000 - winnable_with(1) == known.get("1cell-1-32000").expected.count
+    assert 32_000 - winnable_with(2) == known.get("2cells-1-32000").expected.count
+    assert 32_000 - winnable_with(3) == len(known.get("3cells-1-32000").expected.within(claim.deals))
+    assert 32_000 - winnable_with(4) == len(known.get("4cells-1-32000").expected.within(claim.deals))
+
+
+def test_a_min_cells_distribution_must_count_every_deal():
+    with pytest.raises(ValueError, match="claim x: its min_cells counts must add up to its 6 deals"):
+        known.Claim("x", "x", PRESETS["freecell"], DealSet([(1, 6)]), MinCells(((1, 2), (2, 3))), "x", None)
 
 
 def test_tiers_are_cumulative():

@@ -5,6 +5,8 @@ Datasets are written directly with the store, so a 32,000-deal claim costs no so
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from fcsurvey import known, verify
@@ -18,9 +20,11 @@ from fcsurvey.survey import SOLVER_ENV
 FAKE = "fake_solver:solve"
 
 
-def write_dataset(path, rules, deals, unsolvable=(), drop=(), statuses=None, limits=Limits()):
+def write_dataset(path, rules, deals, unsolvable=(), drop=(), statuses=None, limits=Limits(), min_cells=None,
+                  inexact=()):
     """A dataset of ``deals`` (lo, hi): ``unsolvable`` deals unsolvable, the rest solved, except
-    ``statuses`` overrides; ``drop`` deals left out."""
+    ``statuses`` overrides; ``drop`` deals left out.  With ``min_cells`` (by deal) it is a
+    --difficulty dataset, every min_cells proved but those of ``inexact`` (states limit)."""
     lo, hi = deals
     statuses = statuses or {}
     rows = []
@@ -30,7 +34,10 @@ def write_dataset(path, rules, deals, unsolvable=(), drop=(), statuses=None, lim
         status = statuses.get(deal, UNSOLVABLE if deal in unsolvable else SOLVED)
         rows.append({"deal": deal, "status": status, "states": 1, "elapsed_ms": 0.0,
                      "limit": "states" if status == UNKNOWN else None})
-    dataset = Dataset.open(path, rules, limits, DealSet([deals]))
+        if min_cells is not None:
+            rows[-1].update(min_cells=min_cells[deal], min_cells_exact=deal not in inexact,
+                            min_cells_limit="states" if deal in inexact else None)
+    dataset = Dataset.open(path, rules, limits, DealSet([deals]), difficulty=min_cells is not None)
     dataset.write_chunk(rows, 0.0)
     dataset.close()
     return path
@@ -154,6 +161,105 @@ def test_a_claim_without_a_dataset_is_surveyed_into_the_cache_and_then_reused(tm
     assert said[-1] == f"6cells-six: reusing {first.dataset}"
 
 
+# --- min_cells distributions ----------------------------------------------------------------
+
+#: Deals 1-6 under standard rules, as ``Survey(..., difficulty=True)`` finds them.
+SIX_MIN_CELLS = {1: 3, 2: 1, 3: 2, 4: 2, 5: 1, 6: 3}
+SIX = known.Claim("min-cells-six", "deals 1-6 need 1, 2 or 3 cells, two each", PRESETS["freecell"],
+                  DealSet([(1, 6)]), known.MinCells(((1, 2), (2, 2), (3, 2))), "tests", None)
+
+
+def published_min_cells():
+    """min_cells for deals 1-32,000 as the record has them: the listed 0-cell, 3-cell and
+    4-cell deals where the lists put them, the unlisted deals in 1, 2, 3 cells by number."""
+    by_deal = {d: 0 for d in known.SOLVABLE_0_CELLS.numbers()}
+    by_deal.update((d, 4) for d in known.UNSOLVABLE_3_CELLS.numbers())
+    by_deal[11982] = 5
+    rest = iter(d for d in range(1, 32_001) if d not in by_deal)
+    for cells, count in ((1, 6_220), (2, 19_092), (3, 6_420)):
+        by_deal.update((next(rest), cells) for _ in range(count))
+    return by_deal
+
+
+@pytest.fixture(scope="module")
+def min_cells_32000(tmp_path_factory):
+    """Deals 1-32,000 with standard rules and --difficulty, as the record says."""
+    return write_dataset(tmp_path_factory.mktemp("mincells") / "d", PRESETS["freecell"], (1, 32_000), {11982},
+                         min_cells=published_min_cells())
+
+
+def six(path, **doctor):
+    path = write_dataset(path, PRESETS["freecell"], (1, 6), min_cells={**SIX_MIN_CELLS, **doctor.pop("to", {})},
+                         **doctor)
+    return verify.compare(SIX, verify.read_rows(path, SIX.deals), path)
+
+
+def test_the_published_min_cells_distribution_passes(min_cells_32000):
+    result = outcome("min-cells-1-32000", min_cells_32000)
+    assert result.passed and not result.problems
+    assert result.measured == "0:69 1:6,220 2:19,092 3:6,420 4:198 5:1, all exact"
+    assert verify.expected_text(known.get("min-cells-1-32000")) == "0:69 1:6,220 2:19,092 3:6,420 4:198 5:1"
+
+
+def test_a_min_cells_distribution_passes_only_exactly(tmp_path):
+    assert six(tmp_path / "good").measured == "1:2 2:2 3:2, all exact"
+    moved = six(tmp_path / "moved", to={4: 3})
+    assert not moved.passed and moved.measured == "1:2 2:1 3:3, all exact"
+    assert moved.problems == ("min_cells 2: 1 where 2 were published", "min_cells 3: 3 where 2 were published")
+    none = six(tmp_path / "none", to={1: None})
+    assert none.problems == ("min_cells 3: 1 where 2 were published", "min_cells none: 1 where 0 were published")
+
+
+def test_a_min_cells_not_proved_exact_fails_by_name(tmp_path):
+    result = six(tmp_path / "one", inexact={4})
+    assert not result.passed and result.measured == "1:2 2:2 3:2, 1 not exact"
+    assert result.problems == ("deal 4: min_cells 2 not proved exact (limit states)",)
+    many = write_dataset(tmp_path / "many", PRESETS["freecell"], (1, 32_000), {11982},
+                         min_cells=published_min_cells(), inexact=set(range(100, 113)))
+    problems = outcome("min-cells-1-32000", many).problems
+    assert problems[0].startswith("deal 100: min_cells ") and problems[9].startswith("deal 109: ")
+    assert problems[10:] == ("... and 3 more deals whose min_cells is not proved exact",)
+
+
+def test_an_undecided_deal_fails_a_min_cells_claim_once(tmp_path):
+    result = six(tmp_path / "d", statuses={5: "error"}, to={5: None})
+    assert result.problems[0] == "deal 5 is error (no reason given), not proved either way"
+    assert not any("deal 5: min_cells" in p for p in result.problems)
+    assert not six(tmp_path / "gone", drop={2}).passed
+
+
+def test_a_min_cells_claim_needs_a_difficulty_dataset(four_cells, min_cells_32000):
+    claim = known.get("min-cells-1-32000")
+    assert not verify.DatasetInfo.read(four_cells).covers(claim)
+    assert verify.DatasetInfo.read(min_cells_32000).covers(claim)
+    with pytest.raises(ClaimError, match=r"holds freecell: 4 cells, [^;]* for deals 1-32000, which no selected "
+                                         r"claim can use; claim min-cells-1-32000 needs a --difficulty survey of "
+                                         r"freecell: 4 cells, .* for deals 1-32000$"):
+        verify.select(None, ["min-cells-1-32000"], [four_cells])
+    # a --difficulty dataset still has every verdict, so it serves the plain claims too
+    assert [t.claim.id for t in verify.select(None, (), [min_cells_32000])] == ["4cells-1-32000", "min-cells-1-32000"]
+    assert outcome("4cells-1-32000", min_cells_32000).passed
+    assert "no min_cells column" in verify.compare(claim, verify.read_rows(four_cells, claim.deals),
+                                                   four_cells).problems[0]
+
+
+def test_a_dataset_reused_for_a_min_cells_claim_needs_them_proved(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_dataset(tmp_path / "results" / "plain", PRESETS["freecell"], (1, 6))
+    write_dataset(tmp_path / "results" / "vague", PRESETS["freecell"], (1, 6), min_cells=SIX_MIN_CELLS,
+                  inexact={3})
+    assert verify.find_dataset(SIX, [verify.RESULTS_DIR]) is None
+    write_dataset(tmp_path / "results" / "sound", PRESETS["freecell"], (1, 6), min_cells=SIX_MIN_CELLS)
+    assert verify.find_dataset(SIX, [verify.RESULTS_DIR])[0].name == "sound"
+
+
+def test_a_min_cells_claim_is_surveyed_with_difficulty(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = verify.check(verify.Task(SIX), cache=tmp_path / "cache", workers=1)
+    assert "_difficulty_" in result.dataset.name and result.surveyed_s is not None
+    assert result.passed and result.measured == "1:2 2:2 3:2, all exact"
+
+
 # --- the command -------------------------------------------------------------------------------
 
 def cli(capsys, *args):
@@ -200,6 +306,22 @@ def test_list_shows_every_claim_and_its_tier(capsys):
     assert code == 0
     for claim in known.CLAIMS:
         assert f"{claim.id}  " in out and claim.statement in out
+    assert re.search(r"^min-cells-1-32000 +full +4 free cells: the fewest free cells", out, re.MULTILINE)
+
+
+def test_a_min_cells_claim_on_a_plain_dataset_is_one_error_line(capsys, four_cells):
+    code, out, err = cli(capsys, "verify", "--claim", "min-cells-1-32000", "--dataset", four_cells)
+    assert code == 2 and not out and err.count("\n") == 1
+    assert err.startswith(f"Error: dataset {four_cells} holds freecell: 4 cells, ")
+    assert re.search(r"; claim min-cells-1-32000 needs a --difficulty survey of freecell: 4 cells, .* for deals "
+                     r"1-32000$", err)
+
+
+def test_verify_checks_a_difficulty_dataset_from_the_command_line(capsys, min_cells_32000):
+    code, out, _ = cli(capsys, "verify", "--claim", "min-cells-1-32000", "--dataset", min_cells_32000)
+    assert code == 0
+    assert ("min-cells-1-32000  full  0:69 1:6,220 2:19,092 3:6,420 4:198 5:1  "
+            "0:69 1:6,220 2:19,092 3:6,420 4:198 5:1, all exact  PASS") in out
 
 
 # --- foundation return -----------------------------------------------------------------------
