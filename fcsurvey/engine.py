@@ -332,10 +332,17 @@ def replay(start: Union[Deal, Position], rules: Rules, solution: Union[str, Sequ
     Nothing moves unless a token says so: a solution that relies on cards
     going home by themselves fails here.
     """
-    from .notation import NotationError, parse_solution  # notation builds on this module
+    from .notation import parse_solution  # notation builds on this module
 
     pos = start if isinstance(start, Position) else Position.from_deal(start)
     tokens = parse_solution(solution) if isinstance(solution, str) else list(solution)
+    return _readable_replay(pos, rules, tokens)
+
+
+def _readable_replay(pos: Position, rules: Rules, tokens: list[str]) -> ReplayResult:
+    """:func:`replay` by :func:`walk` alone."""
+    from .notation import NotationError  # notation builds on this module
+
     index = 0
     try:
         for index, (_, pos) in enumerate(walk(pos, rules, tokens), start=1):
