@@ -1,18 +1,31 @@
 """The reference rules engine: positions, moves, and replaying solutions.
 
 Every solution the C solver reports is replayed through this module before it
-is believed, so it is written to be obviously correct rather than fast: values
-are immutable, each move is validated in full, and replay never moves a card
-on its own.  The move rules come from a :class:`~fcsurvey.rules.Rules` value,
-so one engine serves every variant.
+is believed, so the rules are written to be obviously correct rather than
+fast: values are immutable, each move is validated in full, and replay never
+moves a card on its own.  The move rules come from a
+:class:`~fcsurvey.rules.Rules` value, so one engine serves every variant.
+
+Replaying that way cost as much as the C search, so :func:`replay` first runs
+:func:`_fast_replay`, the same rules on mutable lists with the per-card
+checks looked up in tables that are read off :func:`can_build` and
+:func:`fills_empty_column`.  It stays pure Python and independent of the C
+core, and it only ever answers "every token is legal, and this is where they
+lead" or "not sure": at the first token it would reject, or at anything it
+does not cover, the readable path replays the solution from the start and
+gives the verdict, so every rejection and its reason come from the readable
+rules.  tests/test_engine_replay.py replays random play mixed with garbled
+tokens through both paths and requires the same answer every time.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
+from itertools import chain, product
 from typing import TYPE_CHECKING, Iterator, Optional, Sequence, Union
 
-from .cards import DIAMONDS, HEARTS, KING, SUITS, card_text, is_red, make_card, rank, suit
+from .cards import DECK_SIZE, DIAMONDS, HEARTS, KING, SUITS, card_text, is_red, make_card, rank, suit
 from .rules import Rules
 
 if TYPE_CHECKING:
@@ -330,12 +343,23 @@ def replay(start: Union[Deal, Position], rules: Rules, solution: Union[str, Sequ
     token, stopping at the first malformed or illegal token.
 
     Nothing moves unless a token says so: a solution that relies on cards
-    going home by themselves fails here.
+    going home by themselves fails here.  A solution the fast checker accepts
+    is done; anything else is replayed by the readable rules, which decide.
     """
-    from .notation import NotationError, parse_solution  # notation builds on this module
+    from .notation import parse_solution  # notation builds on this module
 
     pos = start if isinstance(start, Position) else Position.from_deal(start)
     tokens = parse_solution(solution) if isinstance(solution, str) else list(solution)
+    final = _fast_replay(pos, rules, tokens)
+    if final is not None:
+        return ReplayResult(True, len(tokens), final, final.is_won)
+    return _readable_replay(pos, rules, tokens)
+
+
+def _readable_replay(pos: Position, rules: Rules, tokens: list[str]) -> ReplayResult:
+    """:func:`replay` by :func:`walk` alone: the reference the fast checker must agree with."""
+    from .notation import NotationError  # notation builds on this module
+
     index = 0
     try:
         for index, (_, pos) in enumerate(walk(pos, rules, tokens), start=1):
@@ -427,3 +451,179 @@ def _check(pos: Position, move: Move, rules: Rules) -> None:
         if rules.empty_fill == "none":
             raise IllegalMove("empty columns may not be filled under these rules")
         raise IllegalMove(f"only a king may fill an empty column, not {card_text(card)}")
+
+
+# --- the fast checker ------------------------------------------------------------------------
+
+# What a token does, by the kinds of its source and destination.  Tokens that
+# are never legal (a cell to a cell, a place to itself) have no kind here.
+(_COLUMN_HOME, _COLUMN_TO_COLUMN, _COLUMN_TO_CELL, _CELL_HOME, _CELL_TO_COLUMN,
+ _RETURN_TO_COLUMN, _RETURN_TO_CELL) = range(7)
+#: Rank and suit of each card, looked up instead of computed.
+_RANKS = tuple(rank(card) for card in range(DECK_SIZE))
+_SUITS = tuple(suit(card) for card in range(DECK_SIZE))
+#: The cards, and the numbers of cards a foundation can hold.
+_CARDS = frozenset(range(DECK_SIZE))
+_HEIGHTS = frozenset(range(KING + 1))
+# A token's kind, source index, destination index (the suit for a return) and
+# card count, 0 when the token leaves the count implied.
+_Entry = tuple[int, int, int, int]
+
+
+@lru_cache(maxsize=64)
+def _fast_tables(rules: Rules, columns: int, cells: int
+                 ) -> tuple[dict[str, _Entry], tuple[frozenset[int], ...], frozenset[int]]:
+    """What :func:`_fast_replay` looks up for these rules and a game of this size:
+
+    * every token without a count that can be legal, in each mix of upper
+      and lower case, mapped to its entry; returns only with foundation
+      return, and only the places the game has (the readable path rejects
+      the rest);
+    * for each card, the cards that :func:`can_build` puts on it;
+    * the cards that :func:`fills_empty_column` lets start an empty column.
+    """
+    from .notation import CELL_CHARS, COLUMN_CHARS, HOME_CHAR  # notation builds on this module
+
+    column_chars, cell_chars = COLUMN_CHARS[:columns], CELL_CHARS[:cells]
+    entries: list[tuple[str, _Entry]] = []
+    for i, source in enumerate(column_chars):
+        entries.append((source + HOME_CHAR, (_COLUMN_HOME, i, 0, 0)))
+        entries.extend((source + dest, (_COLUMN_TO_COLUMN, i, j, 0))
+                       for j, dest in enumerate(column_chars) if j != i)
+        entries.extend((source + dest, (_COLUMN_TO_CELL, i, j, 0)) for j, dest in enumerate(cell_chars))
+    for i, source in enumerate(cell_chars):
+        entries.append((source + HOME_CHAR, (_CELL_HOME, i, 0, 0)))
+        entries.extend((source + dest, (_CELL_TO_COLUMN, i, j, 0)) for j, dest in enumerate(column_chars))
+    if rules.foundation_return:
+        for s, letter in enumerate(SUITS):
+            entries.extend((HOME_CHAR + letter + dest, (_RETURN_TO_COLUMN, s, j, 0))
+                           for j, dest in enumerate(column_chars))
+            entries.extend((HOME_CHAR + letter + dest, (_RETURN_TO_CELL, s, j, 0))
+                           for j, dest in enumerate(cell_chars))
+    tokens = {"".join(spelling): entry for text, entry in entries
+              for spelling in product(*({char.lower(), char.upper()} for char in text))}
+    builds_on = tuple(frozenset(top for top in range(DECK_SIZE) if can_build(below, top, rules))
+                      for below in range(DECK_SIZE))
+    fills = frozenset(card for card in range(DECK_SIZE) if fills_empty_column(card, rules))
+    return tokens, builds_on, fills
+
+
+def _rare_entry(token: str, tokens: dict[str, _Entry]) -> Optional[_Entry]:
+    """The entry of a token missing from the table: one spelt in a case the table
+    lacks, or a column-to-column move with a count; ``None`` for anything else."""
+    from .notation import _MOVE_TOKEN  # the token grammar; notation builds on this module
+
+    text = token.lower()
+    entry = tokens.get(text)
+    if entry is not None:
+        return entry
+    match = _MOVE_TOKEN.fullmatch(text)
+    if match is None or match[3] is None:
+        return None
+    entry = tokens.get(match[1] + match[2])
+    count = int(match[3], 16)
+    if entry is None or entry[0] != _COLUMN_TO_COLUMN or count < 1:
+        return None
+    return _COLUMN_TO_COLUMN, entry[1], entry[2], count
+
+
+def _is_plain(pos: Position) -> bool:
+    """Whether ``pos`` is what the fast checker's tables cover: tuples of plain
+    ``int`` cards 0..51, ``None`` in an empty cell, and four foundations 0..13.
+    Anything else can only be built by hand, and replays by the readable rules."""
+    columns, cells, homes = pos.columns, pos.cells, pos.foundations
+    if not (type(columns) is type(cells) is type(homes) is tuple and len(homes) == len(SUITS)
+            and {type(column) for column in columns} <= {tuple}):
+        return False
+    cards = list(chain(*columns)) + [card for card in cells if card is not None]
+    return ({type(value) for value in chain(cards, homes)} <= {int}
+            and _CARDS.issuperset(cards) and _HEIGHTS.issuperset(homes))
+
+
+def _fast_replay(pos: Position, rules: Rules, tokens: list[str]) -> Optional[Position]:
+    """The position after ``tokens`` when every one of them is legal (whether or
+    not the game is won), else ``None``.
+
+    The rules are those of :func:`token_to_move <fcsurvey.notation.token_to_move>`
+    and :func:`apply`, worked on lists in place.  ``None`` also means "not
+    sure": a token that is not a plain ``str`` or that the tables lack, or a
+    position that is not plain.  Either way the readable path replays the
+    solution and says why it fails, so nothing here needs to explain itself.
+    """
+    if not ({type(token) for token in tokens} <= {str} and _is_plain(pos)):
+        return None
+    table, builds_on, fills = _fast_tables(rules, len(pos.columns), len(pos.cells))
+    ranks, suits = _RANKS, _SUITS
+    columns = [list(column) for column in pos.columns]
+    cells = list(pos.cells)
+    homes = list(pos.foundations)
+    for token in tokens:
+        entry = table.get(token) or _rare_entry(token, table)
+        if entry is None:
+            return None
+        kind, a, b, count = entry
+        if kind == _COLUMN_HOME:
+            source = columns[a]
+            if not source:
+                return None
+            card = source[-1]
+            if homes[suits[card]] + 1 != ranks[card]:
+                return None
+            homes[suits[card]] += 1
+            source.pop()
+        elif kind == _COLUMN_TO_COLUMN:
+            source, target = columns[a], columns[b]
+            if not count:
+                if not source:
+                    return None
+                # Only the card one rank below the target can build on it, so
+                # the implied run is as long as the ranks say (see _implied_count).
+                count = ranks[target[-1]] - ranks[source[-1]] if target else 1
+                if count < 1:
+                    return None
+            if count > len(source):
+                return None
+            card = source[-count]
+            if card not in (builds_on[target[-1]] if target else fills):
+                return None
+            if count > 1:
+                if any(source[-i] not in builds_on[source[-i - 1]] for i in range(1, count)):
+                    return None
+                empty_columns = sum(not column for column in columns) - (not target)
+                if count > rules.sequence_capacity(cells.count(None), empty_columns):
+                    return None
+            target.extend(source[-count:])
+            del source[-count:]
+        elif kind == _COLUMN_TO_CELL:
+            source = columns[a]
+            if not source or cells[b] is not None:
+                return None
+            cells[b] = source.pop()
+        elif kind == _CELL_HOME:
+            card = cells[a]
+            if card is None or homes[suits[card]] + 1 != ranks[card]:
+                return None
+            homes[suits[card]] += 1
+            cells[a] = None
+        elif kind == _CELL_TO_COLUMN:
+            card, target = cells[a], columns[b]
+            if card is None or card not in (builds_on[target[-1]] if target else fills):
+                return None
+            target.append(card)
+            cells[a] = None
+        else:
+            home = homes[a]
+            if not home:
+                return None
+            card = make_card(home, a)
+            if kind == _RETURN_TO_COLUMN:
+                target = columns[b]
+                if card not in (builds_on[target[-1]] if target else fills):
+                    return None
+                target.append(card)
+            else:
+                if cells[b] is not None:
+                    return None
+                cells[b] = card
+            homes[a] -= 1
+    return Position(tuple(map(tuple, columns)), tuple(cells), tuple(homes))
