@@ -17,10 +17,20 @@
 #define TIME_CHECK_EVERY 256
 #define INITIAL_STATES 1024
 #define SOLUTION_TOKEN_MAX 8
+#define LAST_TRY_SHARE 8 /* the last eager try's share of max_states: 1/8 */
 
 static const char COLUMN_CHARS[] = "1234567890";
 static const char CELL_CHARS[] = "abcdefgklm";
 static const char SUIT_CHARS[] = "CDHS";
+
+/* The fast phase keeps the positions it expanded last, since their children
+   are what it mostly takes next, to spare decoding them again.  On the heap:
+   at 89 KB it is too big for a small thread stack. */
+#define RECENT_SLOTS 256
+typedef struct {
+    uint32_t idx;
+    fcs_pos pos;
+} recent_entry;
 
 typedef struct {
     const fcs_rules *r;
@@ -39,6 +49,7 @@ typedef struct {
     uint64_t *table; /* (fingerprint << 32) | (index + 1); 0 = empty */
     uint64_t mask;
 
+    recent_entry *recent; /* RECENT_SLOTS, for the fast phase */
     struct open_entry_s *heap;
     uint32_t heap_n, heap_alloc, seq;
 
@@ -142,9 +153,15 @@ static inline int common_prefix(const uint8_t *a, const uint8_t *b, int n)
    is determined by the position's content, never its column or cell order,
    and the position can be rebuilt from the key, so equal keys mean equal
    positions. */
-/* Write p's key; when `canon` is given, also write p in the column and cell
-   order decode() would give, so moves named by index stay valid for it. */
-static void encode(const solver *s, const fcs_pos *p, uint64_t *key, fcs_pos *canon)
+/* Where the key puts p's columns and cells (see canonical()). */
+typedef struct {
+    uint8_t order[FCS_MAX_COLS]; /* p's column in each canonical slot */
+    uint8_t cells[FCS_MAX_CELLS];
+    int columns, n_cells;
+} layout;
+
+/* Write p's key, and when `lay` is given the order it lists columns and cells in. */
+static void encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay)
 {
     const fcs_rules *r = s->r;
     int anchored_col[FCS_MAX_COLS], anchored_k[FCS_MAX_COLS], others[FCS_MAX_COLS];
@@ -206,22 +223,31 @@ static void encode(const solver *s, const fcs_pos *p, uint64_t *key, fcs_pos *ca
     put_bits(&b, (unsigned)n_cells, 4);
     for (i = 0; i < n_cells; i++)
         put_bits(&b, cells[i], 6);
-    if (canon) {
-        int slot = 0, order[FCS_MAX_COLS];
-        memset(canon->len, 0, sizeof(canon->len));
-        memset(canon->cell, 0, sizeof(canon->cell));
-        memcpy(canon->found, p->found, sizeof(canon->found));
+    if (lay) {
+        lay->columns = 0;
         for (o = 0; o < r->columns; o++)
             if (anchored_col[o] >= 0)
-                order[slot++] = anchored_col[o];
+                lay->order[lay->columns++] = (uint8_t)anchored_col[o];
         for (i = 0; i < n_others; i++)
-            order[slot++] = others[i];
-        for (i = 0; i < slot; i++) {
-            canon->len[i] = p->len[order[i]];
-            memcpy(canon->col[i], p->col[order[i]], canon->len[i]);
-        }
-        memcpy(canon->cell, cells, (size_t)n_cells);
+            lay->order[lay->columns++] = (uint8_t)others[i];
+        memcpy(lay->cells, cells, (size_t)n_cells);
+        lay->n_cells = n_cells;
     }
+}
+
+/* p in the column and cell order decode() would give, from encode()'s layout:
+   moves named by index stay valid for the position whenever it is decoded. */
+static void canonical(const fcs_pos *p, const layout *lay, fcs_pos *canon)
+{
+    int i;
+    memset(canon->len, 0, sizeof(canon->len));
+    memset(canon->cell, 0, sizeof(canon->cell));
+    memcpy(canon->found, p->found, sizeof(canon->found));
+    for (i = 0; i < lay->columns; i++) {
+        canon->len[i] = p->len[lay->order[i]];
+        memcpy(canon->col[i], p->col[lay->order[i]], canon->len[i]);
+    }
+    memcpy(canon->cell, lay->cells, (size_t)lay->n_cells);
 }
 
 static void decode(const solver *s, const uint64_t *stored, fcs_pos *p)
@@ -509,14 +535,26 @@ static inline int column_buried(const uint8_t *col, int len, const uint8_t *foun
     return buried;
 }
 
-static inline uint32_t combine(const fcs_rules *r, const weights *w, const fcs_pos *p, int shape,
-                               int buried)
+static inline int cells_used(const fcs_rules *r, const fcs_pos *p)
 {
-    int home = p->found[0] + p->found[1] + p->found[2] + p->found[3], used = 0, empty = 0, i;
+    int used = 0, i;
     for (i = 0; i < r->cells; i++)
         used += p->cell[i] != 0;
+    return used;
+}
+
+static inline int columns_empty(const fcs_rules *r, const fcs_pos *p)
+{
+    int empty = 0, i;
     for (i = 0; i < r->columns; i++)
         empty += p->len[i] == 0;
+    return empty;
+}
+
+static inline uint32_t combine(const fcs_rules *r, const weights *w, const fcs_pos *p, int shape,
+                               int buried, int used, int empty)
+{
+    int home = p->found[0] + p->found[1] + p->found[2] + p->found[3];
     if (used == r->cells && empty == 0)
         buried *= 2; /* no free space: digging out costs double */
     return (uint32_t)(w->not_home * (FCS_CARDS - home) + w->cell * used + w->cell_squared * used * used +
@@ -531,7 +569,7 @@ static uint32_t heuristic(const solver *s, const fcs_pos *p)
         shape += column_shape(r, s->w, p->col[i], p->len[i]);
         buried += column_buried(p->col[i], p->len[i], p->found);
     }
-    return combine(r, s->w, p, shape, buried);
+    return combine(r, s->w, p, shape, buried, cells_used(r, p), columns_empty(r, p));
 }
 
 /* ---- autoplay and tokens ---------------------------------------------- */
@@ -809,14 +847,6 @@ static int is_pruned(const fcs_rules *r, const fcs_pos *p, const fcs_move *m)
     return len > k && fcs_can_build(r, p->col[m->src][len - k - 1], p->col[m->src][len - k]);
 }
 
-/* The fast phase keeps the positions it expanded last, since their children
-   are what it mostly takes next, to spare decoding them again. */
-#define RECENT_SLOTS 256
-typedef struct {
-    uint32_t idx;
-    fcs_pos pos;
-} recent_entry;
-
 /* Fast phase: greedy best-first where children are scored but stored only
    when taken from the open list, so a typical deal stores about as many
    positions as its solution is long.  Gives up after `budget` positions. */
@@ -826,9 +856,10 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
     fcs_move moves[FCS_MAX_MOVES];
     uint64_t key[KEY_WORDS_MAX + 1];
     fcs_pos parent_pos, p, child, canon;
+    layout lay;
     uint32_t cached = NO_PARENT, pops = 0;
-    recent_entry recent[RECENT_SLOTS];
-    int i, n, c, is_new, shape_sum, buried_sum;
+    recent_entry *recent = s->recent;
+    int i, n, c, is_new, shape_sum, buried_sum, parent_used, parent_empty;
     int col_shape[FCS_MAX_COLS], col_buried[FCS_MAX_COLS];
 
     for (i = 0; i < RECENT_SLOTS; i++)
@@ -861,7 +892,7 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
             if (may_autoplay(&p, &m))
                 autoplay(r, &p, s->home_mode, NULL, NULL, NULL, NULL);
         }
-        encode(s, &p, key, &canon);
+        encode(s, &p, key, &lay);
         idx = find_or_add(s, key, &is_new);
         if (idx == NO_PARENT)
             return PHASE_DONE;
@@ -875,6 +906,7 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
             return PHASE_GAVE_UP;
         /* Children's moves name columns and cells of the canonical layout, the
            one this position has whenever it is decoded again. */
+        canonical(&p, &lay, &canon);
         parent_pos = canon;
         p = canon;
         cached = idx;
@@ -888,16 +920,28 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
             shape_sum += col_shape[c];
             buried_sum += col_buried[c];
         }
+        parent_used = cells_used(r, &p);
+        parent_empty = columns_empty(r, &p);
         n = fcs_legal_moves(r, &p, 0, moves);
         for (i = 0; i < n; i++) {
             if (is_noop(&p, &moves[i]) || (s->home_mode == HOME_EAGER && is_pruned(r, &p, &moves[i])))
                 continue;
             const fcs_move *m = &moves[i];
             unsigned touched = 0, t;
-            int shape = shape_sum, buried = buried_sum, home;
+            int shape = shape_sum, buried = buried_sum, home, used, empty;
             child = p;
             fcs_apply(&child, m);
-            home = may_autoplay(&child, m) ? autoplay(r, &child, s->home_mode, NULL, NULL, NULL, &touched) : 0;
+            if (may_autoplay(&child, m)) {
+                home = autoplay(r, &child, s->home_mode, NULL, NULL, NULL, &touched);
+                used = cells_used(r, &child);
+                empty = columns_empty(r, &child);
+            } else {
+                /* Without autoplay only the move's own ends changed. */
+                home = 0;
+                used = parent_used + (m->dst_kind == AT_CELL) - (m->src_kind == AT_CELL);
+                empty = parent_empty + (m->src_kind == AT_COLUMN && !child.len[m->src]) -
+                        (m->dst_kind == AT_COLUMN && !p.len[m->dst]);
+            }
             if (fcs_is_won(&child)) {
                 fcs_packed_move last = fcs_pack(&p, m);
                 finish_solved(s, idx, &last, res);
@@ -925,7 +969,7 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
                     buried += column_buried(child.col[c], child.len[c], child.found) - col_buried[c];
                 }
             }
-            if (!heap_push(s, combine(r, s->w, &child, shape, buried) + (uint32_t)(s->w->depth * (s->depth[idx] + 1)),
+            if (!heap_push(s, combine(r, s->w, &child, shape, buried, used, empty) + (uint32_t)(s->w->depth * (s->depth[idx] + 1)),
                            idx, pack_physical(m)))
                 return PHASE_DONE;
         }
@@ -1024,7 +1068,8 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
         finish_solved(&s, NO_PARENT, NULL, res);
         goto done;
     }
-    if (!grow_table(&s)) {
+    s.recent = malloc(RECENT_SLOTS * sizeof(recent_entry));
+    if (!s.recent || !grow_table(&s)) {
         s.limit = FCS_LIMIT_MEMORY;
         goto done;
     }
@@ -1040,6 +1085,21 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
     s.home_mode = HOME_SAFE;
     s.w = &STEADY_WEIGHTS;
     full_search(&s, &root, deadline, res);
+    if (res->status == FCS_UNKNOWN && s.limit == FCS_LIMIT_STATES) {
+        /* The complete phase ran out of room: a proof is out of reach, but
+           a win may not be.  The eager greedy search goes deep where the
+           complete one goes wide (3-cell deal 28321: won in 93,719 positions
+           after 50 million did not do it), so it has one more go.  Its open
+           list grows by about six entries a position, hence an eighth of
+           the room, which keeps memory within what the limit allows. */
+        s.stored_before += s.n;
+        reset_store(&s);
+        s.home_mode = HOME_EAGER;
+        s.w = &FAST_WEIGHTS;
+        s.limit = 0;
+        if (quick_search(&s, &root, s.max_states / LAST_TRY_SHARE + 1, deadline, res) == PHASE_GAVE_UP)
+            s.limit = FCS_LIMIT_STATES;
+    }
 done:
     if (res->status == FCS_UNKNOWN)
         res->limit = s.limit ? s.limit : FCS_LIMIT_MEMORY;
@@ -1051,4 +1111,5 @@ done:
     free(s.depth);
     free(s.table);
     free(s.heap);
+    free(s.recent);
 }
