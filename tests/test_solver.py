@@ -104,6 +104,13 @@ def test_limits_give_unknown_naming_the_limit():
     assert (timed.status, timed.limit) == (UNKNOWN, "time")
 
 
+def test_a_complete_search_out_of_room_leaves_the_greedy_search_a_last_try():
+    three = preset("freecell", cells=3)  # 28321: no win in 50 million complete-search positions
+    result = solve(28321, three, Limits(max_states=1_000_000))
+    assert result.status == SOLVED and validate(deal(28321, three), three, result.solution).ok
+    assert result.states > 1_000_000  # every phase counts
+
+
 def test_bad_limits_are_refused():
     with pytest.raises(SolverError):
         Limits(max_states=0)
