@@ -117,8 +117,9 @@ static inline uint8_t chain_card(const solver *s, int below, unsigned choice)
     return CARD_MAKE(rank, suit);
 }
 
-/* How many leading cards a and b share, up to n (n <= 24, inside the
-   column arrays): eight at a time on little-endian machines. */
+/* How many leading cards a and b share, up to n: eight at a time on
+   little-endian machines.  Both are column arrays of FCS_MAX_COL_LEN (a
+   multiple of 8) and n is at most that, so every word read is inside them. */
 static inline int common_prefix(const uint8_t *a, const uint8_t *b, int n)
 {
     int k = 0;
