@@ -109,7 +109,7 @@ class WinRate:
 
 
 @dataclass(frozen=True)
-class MinCells:
+class MinCellsCounts:
     """Surveyed with ``--difficulty`` under the claim's rules, the claim's deals have exactly
     ``counts`` (``(min_cells, deals)`` pairs, ascending) and every ``min_cells`` is proved
     (``min_cells_exact``): a distribution of upper bounds would confirm nothing."""
@@ -117,7 +117,7 @@ class MinCells:
     counts: Tuple[Tuple[int, int], ...]
 
 
-Expectation = Union[ExactDeals, Count, WinRate, MinCells]
+Expectation = Union[ExactDeals, Count, WinRate, MinCellsCounts]
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ class Claim:
     def __post_init__(self) -> None:
         if self.tier is not None and self.tier not in TIERS:
             raise ValueError(f"claim {self.id}: tier must be one of {', '.join(TIERS)}")
-        if isinstance(self.expected, MinCells) and sum(n for _, n in self.expected.counts) != len(self.deals):
+        if isinstance(self.expected, MinCellsCounts) and sum(n for _, n in self.expected.counts) != len(self.deals):
             raise ValueError(f"claim {self.id}: its min_cells counts must add up to its "
                              f"{len(self.deals):,} deals")
 
@@ -223,7 +223,7 @@ CLAIMS: Tuple[Claim, ...] = (
     Claim("min-cells-1-32000", "4 free cells: the fewest free cells that win deals 1-32,000 are "
           "0 for 69, 1 for 6,220, 2 for 19,092, 3 for 6,420, 4 for 198 and 5 for 1, each proved",
           FREECELL, _span(1, 32_000),
-          MinCells(((0, 69), (1, 6_220), (2, 19_092), (3, 6_420), (4, 198), (5, 1))),
+          MinCellsCounts(((0, 69), (1, 6_220), (2, 19_092), (3, 6_420), (4, 198), (5, 1))),
           PRINGLE_32000, FULL, DEEP_STATES),
 )
 

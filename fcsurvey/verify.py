@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from . import known, store
 from .deals import GENERATOR_NAME, deal as make_deal
 from .engine import validate
-from .known import (FREECELL, FULL, QUICK, STANDARD, TIERS, Claim, ClaimError, Count, ExactDeals, MinCells,
+from .known import (FREECELL, FULL, QUICK, STANDARD, TIERS, Claim, ClaimError, Count, ExactDeals, MinCellsCounts,
                     WinRate, percent)
 from .notation import format_solution, parse_solution
 from .rules import Rules
@@ -66,7 +66,7 @@ def plays_as(rules: Rules) -> Dict[str, Any]:
 
 def needs_difficulty(claim: Claim) -> bool:
     """Whether only a ``--difficulty`` survey holds what ``claim`` is about."""
-    return isinstance(claim.expected, MinCells)
+    return isinstance(claim.expected, MinCellsCounts)
 
 
 @dataclass(frozen=True)
@@ -285,7 +285,7 @@ def expected_text(claim: Claim) -> str:
         return _inline(e.status, deals) or f"{len(deals):,} listed {e.status}"
     if isinstance(e, Count):
         return f"{e.count:,} {e.status}"
-    if isinstance(e, MinCells):
+    if isinstance(e, MinCellsCounts):
         return _distribution(dict(e.counts))
     return percent(e.winnable) + (f" +/- {percent(e.error)[:-1]}" if e.error else "") + " winnable"
 
@@ -303,7 +303,7 @@ def _distribution(counts: Dict[Optional[int], int]) -> str:
     return " ".join(f"{_min_cells_text(k)}:{counts[k]:,}" for k in _ascending(counts))
 
 
-def _compare_min_cells(e: MinCells, rows: pa.Table, problems: List[str]) -> str:
+def _compare_min_cells(e: MinCellsCounts, rows: pa.Table, problems: List[str]) -> str:
     """Add the problems with ``rows``' min_cells to ``problems``; return what was measured."""
     if "min_cells" not in rows.column_names:
         problems.append("the dataset has no min_cells column: survey it with --difficulty")
@@ -360,7 +360,7 @@ def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[fl
             problems.append(f"the {100 * CONFIDENCE:g}% interval {interval} misses the "
                             f"published {expected_text(claim)}")
         return Outcome(claim, not problems, measured, tuple(problems), dataset, surveyed_s)
-    if isinstance(e, MinCells):
+    if isinstance(e, MinCellsCounts):
         measured = _compare_min_cells(e, rows, problems)
         return Outcome(claim, not problems, measured, tuple(problems), dataset, surveyed_s)
     found = rows.filter(pc.equal(rows["status"], e.status))["deal"].to_pylist()

@@ -12,7 +12,7 @@ import pytest
 
 from fcsurvey import known
 from fcsurvey.known import (CLAIMS, IMPOSSIBLE_4_CELLS, IMPOSSIBLE_5_CELLS, LISTS, SOLVABLE_0_CELLS, TIERS,
-                            UNSOLVABLE_3_CELLS, ClaimError, Count, ExactDeals, MinCells, WinRate)
+                            UNSOLVABLE_3_CELLS, ClaimError, Count, ExactDeals, MinCellsCounts, WinRate)
 from fcsurvey.rules import PRESETS
 from fcsurvey.solver import SOLVED, UNSOLVABLE
 from fcsurvey.store import DealSet
@@ -70,10 +70,10 @@ def test_claims_are_well_formed():
     assert len({c.id for c in CLAIMS}) == len(CLAIMS)
     for claim in CLAIMS:
         assert claim.tier in TIERS and claim.source and claim.deals
-        assert isinstance(claim.expected, (ExactDeals, Count, WinRate, MinCells))
+        assert isinstance(claim.expected, (ExactDeals, Count, WinRate, MinCellsCounts))
         if isinstance(claim.expected, WinRate):
             assert 0 < claim.expected.winnable < 1
-        elif isinstance(claim.expected, MinCells):
+        elif isinstance(claim.expected, MinCellsCounts):
             cells = [k for k, _ in claim.expected.counts]
             assert cells == sorted(set(cells)) and all(n > 0 for _, n in claim.expected.counts)
         else:
@@ -115,7 +115,7 @@ def test_the_min_cells_distribution_adds_up_and_agrees_with_the_other_claims():
 
 def test_a_min_cells_distribution_must_count_every_deal():
     with pytest.raises(ValueError, match="claim x: its min_cells counts must add up to its 6 deals"):
-        known.Claim("x", "x", PRESETS["freecell"], DealSet([(1, 6)]), MinCells(((1, 2), (2, 3))), "x", None)
+        known.Claim("x", "x", PRESETS["freecell"], DealSet([(1, 6)]), MinCellsCounts(((1, 2), (2, 3))), "x", None)
 
 
 def test_tiers_are_cumulative():

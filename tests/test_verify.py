@@ -166,7 +166,7 @@ def test_a_claim_without_a_dataset_is_surveyed_into_the_cache_and_then_reused(tm
 #: Deals 1-6 under standard rules, as ``Survey(..., difficulty=True)`` finds them.
 SIX_MIN_CELLS = {1: 3, 2: 1, 3: 2, 4: 2, 5: 1, 6: 3}
 SIX = known.Claim("min-cells-six", "deals 1-6 need 1, 2 or 3 cells, two each", PRESETS["freecell"],
-                  DealSet([(1, 6)]), known.MinCells(((1, 2), (2, 2), (3, 2))), "tests", None)
+                  DealSet([(1, 6)]), known.MinCellsCounts(((1, 2), (2, 2), (3, 2))), "tests", None)
 
 
 def published_min_cells():
