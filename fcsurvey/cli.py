@@ -84,7 +84,8 @@ def limit_options(command: Callable) -> Callable:
     return click.option("--max-states", type=click.IntRange(min=1), default=DEFAULT_MAX_STATES,
                         show_default=True,
                         help="Give up on a deal (verdict unknown) after storing this many positions "
-                             "(about 82 bytes each).")(command)
+                             "(about 82 bytes each); a proof that runs out of room then gets "
+                             "twice as many in smaller form.")(command)
 
 
 def rules_from(opts: dict) -> Rules:

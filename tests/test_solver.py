@@ -111,6 +111,37 @@ def test_a_complete_search_out_of_room_leaves_the_greedy_search_a_last_try():
     assert result.states > 1_000_000  # every phase counts
 
 
+def test_the_layered_proof_decides_what_the_complete_search_has_no_room_for():
+    # The complete search stores 101,641 positions to prove 11982; the layered proof needs
+    # single cards only, no paths, and frees each cards-home count when it is done.
+    result = solve(11982, limits=Limits(max_states=30_000))
+    assert (result.status, result.limit) == (UNSOLVABLE, None)
+    # With foundation return, cards-home counts can fall, so there are no layers to free:
+    # no layered proof, and the limit stands.
+    back = solve(11982, preset("freecell", foundation_return=True), Limits(max_states=30_000))
+    assert (back.status, back.limit) == (UNKNOWN, "states")
+
+
+#: Deals 1-100 won with one free cell (min_cells <= 1 in results/ms-freecell-1-32000); every
+#: other deal up to 100 is proven unsolvable with one cell by the complete search.
+WON_WITH_1_CELL_TO_100 = [2, 5, 7, 8, 11, 26, 30, 33, 37, 38, 51, 54, 56, 58, 59, 77, 79, 85, 87,
+                          91, 94, 97, 98, 99]
+
+
+def test_layered_proofs_agree_with_the_complete_search():
+    # With room for 200 positions most complete searches run out; the layered proof (twice
+    # that room at once) then decides many, and must never call a winnable deal unsolvable.
+    rules = preset("freecell", cells=1)
+    results = survey(range(1, 101), rules, Limits(max_states=200))
+    unsolvable = [n for n, r in results.items() if r.status == UNSOLVABLE]
+    assert not set(unsolvable) & set(WON_WITH_1_CELL_TO_100)
+    assert len(unsolvable) >= 50
+    assert sum(results[n].states > 200 for n in unsolvable) >= 30
+    for number, result in results.items():
+        if result.status == SOLVED:
+            assert_replays(number, rules, result)
+
+
 def test_bad_limits_are_refused():
     with pytest.raises(SolverError):
         Limits(max_states=0)

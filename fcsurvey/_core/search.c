@@ -39,6 +39,7 @@ typedef struct {
     int k_bits;                      /* bits for a dealt-prefix length */
     int chain_bits;                  /* bits per built card: which suit */
     int key_words;
+    int key_bytes; /* bytes holding a key's bits, for the layered proof */
 
     uint64_t *keys;
     uint32_t *parent;
@@ -58,6 +59,10 @@ typedef struct {
     int home_mode;          /* autoplay rule of the running phase */
     const struct weights_s *w;
     uint64_t stored_before; /* positions stored by earlier phases */
+    uint64_t proof_states;  /* positions the layered proof stored */
+    uint64_t proof_room;    /* positions it may hold at once */
+    int idx_bits;           /* bits of a layer's table entry for the index */
+    uint32_t index_mask;
 } solver;
 
 /* ---- canonical keys -------------------------------------------------- */
@@ -303,7 +308,8 @@ static int bits_for(int max_value)
     return n;
 }
 
-static int key_words_for(const fcs_rules *r, const fcs_pos *start, int *k_bits, int *chain_bits)
+static int key_words_for(const fcs_rules *r, const fcs_pos *start, int *k_bits, int *chain_bits,
+                         int *key_bytes)
 {
     int i, dealt_max = 0, total;
     for (i = 0; i < r->columns; i++)
@@ -312,6 +318,7 @@ static int key_words_for(const fcs_rules *r, const fcs_pos *start, int *k_bits, 
     *k_bits = bits_for(dealt_max);
     *chain_bits = r->build == BUILD_ALTERNATE ? 1 : r->build == BUILD_ANY ? 2 : 0;
     total = r->columns * (*k_bits + 4) + 4 + r->columns * 10 + 4 + r->cells * 6 + FCS_CARDS * *chain_bits;
+    *key_bytes = (total + 7) / 8;
     return (total + 63) / 64;
 }
 
@@ -819,6 +826,24 @@ static void reset_store(solver *s)
     memset(s->table, 0, (size_t)(s->mask + 1) * sizeof(uint64_t));
 }
 
+static void release_store(solver *s)
+{
+    free(s->keys);
+    free(s->parent);
+    free(s->move);
+    free(s->depth);
+    free(s->table);
+    free(s->heap);
+    s->keys = NULL;
+    s->parent = NULL;
+    s->move = NULL;
+    s->depth = NULL;
+    s->table = NULL;
+    s->heap = NULL;
+    s->n = s->alloc = s->heap_n = s->heap_alloc = 0;
+    s->mask = 0;
+}
+
 static void record(solver *s, uint32_t idx, uint32_t parent, const fcs_pos *before, const fcs_move *m)
 {
     s->parent[idx] = parent;
@@ -1042,6 +1067,251 @@ static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_res
     res->status = FCS_UNSOLVABLE;
 }
 
+/* ---- layered proof ------------------------------------------------------
+
+   When the complete phase runs out of room, a proof may still be in reach:
+   it needs no parent links, no heuristic order and, with foundation return
+   off, not even the positions already done with.  A move never takes a card
+   off a foundation then, so a position's cards-home count never falls: the
+   positions with h cards home can be worked through in full, then freed,
+   before any with more.  Each count keeps only packed keys (key_bytes each)
+   and a hash table of 32-bit indices; the keys in order of arrival are the
+   queue.  Moves are single cards, which reach every position sequence moves
+   limited by free space reach (those are shortcuts); unlimited sequence
+   moves are not, so then they are all tried.  Autoplay is the safe rule, so
+   a position it skips past is solvable exactly when the one it reaches is. */
+
+#define PROOF_CHUNK 65536u /* positions per key block */
+#define PROOF_ROOM 2       /* positions held at once, per max_states */
+
+typedef struct {
+    uint8_t **blocks;
+    uint32_t n_blocks, n;
+    uint32_t *table; /* fingerprint above index + 1 (see slot_entry); 0 = empty */
+    uint64_t mask;
+} proof_layer;
+
+/* Keys are packed little-endian, so on such machines packing is a copy. */
+static inline void pack_key(const uint64_t *words, int key_bytes, uint8_t *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(out, words, (size_t)key_bytes);
+#else
+    int i;
+    for (i = 0; i < key_bytes; i++)
+        out[i] = (uint8_t)(words[i >> 3] >> ((i & 7) * 8));
+#endif
+}
+
+static inline void unpack_key(const uint8_t *in, int key_bytes, uint64_t *words)
+{
+    int i;
+    for (i = 0; i < KEY_WORDS_MAX; i++)
+        words[i] = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(words, in, (size_t)key_bytes);
+    (void)i;
+#else
+    for (i = 0; i < key_bytes; i++)
+        words[i >> 3] |= (uint64_t)in[i] << ((i & 7) * 8);
+#endif
+}
+
+static inline uint64_t hash_packed(const uint8_t *key, int key_bytes)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull, w;
+    int i;
+    for (i = 0; i < key_bytes; i += 8) {
+        w = 0;
+        memcpy(&w, key + i, (size_t)(key_bytes - i < 8 ? key_bytes - i : 8));
+        h ^= w;
+        h *= 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    h *= 0x94D049BB133111EBull;
+    return h ^ (h >> 29);
+}
+
+/* A table entry: index + 1 in the low idx_bits, and in the bits left over a
+   fingerprint of the hash, which spares most key compares of other keys. */
+static inline uint32_t slot_entry(const solver *s, uint64_t hash, uint32_t idx)
+{
+    uint64_t fp = (hash >> 32) << s->idx_bits;
+    return (uint32_t)fp | (idx + 1);
+}
+
+static inline uint8_t *layer_key(const proof_layer *l, uint32_t idx, int key_bytes)
+{
+    return l->blocks[idx / PROOF_CHUNK] + (size_t)(idx % PROOF_CHUNK) * (size_t)key_bytes;
+}
+
+static void free_layer(proof_layer *l)
+{
+    uint32_t i;
+    for (i = 0; i < l->n_blocks; i++)
+        free(l->blocks[i]);
+    free(l->blocks);
+    free(l->table);
+    memset(l, 0, sizeof(*l));
+}
+
+/* Rehash from the keys in arrival order, not the old table's, so the keys
+   are read in sequence rather than scattered. */
+static int grow_layer_table(proof_layer *l, const solver *s)
+{
+    uint64_t size = l->mask ? (l->mask + 1) * 2 : 1024;
+    uint32_t *t = calloc(size, sizeof(uint32_t)), i;
+    if (!t)
+        return 0;
+    for (i = 0; i < l->n; i++) {
+        uint64_t hash = hash_packed(layer_key(l, i, s->key_bytes), s->key_bytes), slot = hash & (size - 1);
+        while (t[slot])
+            slot = (slot + 1) & (size - 1);
+        t[slot] = slot_entry(s, hash, i);
+    }
+    free(l->table);
+    l->table = t;
+    l->mask = size - 1;
+    return 1;
+}
+
+/* Add a key (packed, with its hash) to layer l unless there; 0 when out of
+   room or memory (s->limit says which). */
+static int layer_add(solver *s, proof_layer *l, uint64_t hash, const uint8_t *packed, uint64_t *live)
+{
+    uint64_t slot;
+    uint32_t e, index_mask = s->index_mask, want;
+    if (!l->table && !grow_layer_table(l, s)) {
+        s->limit = FCS_LIMIT_MEMORY;
+        return 0;
+    }
+    slot = hash & l->mask;
+    want = slot_entry(s, hash, 0) & ~index_mask;
+    while ((e = l->table[slot]) != 0) {
+        if ((e & ~index_mask) == want &&
+            memcmp(layer_key(l, (e & index_mask) - 1, s->key_bytes), packed, (size_t)s->key_bytes) == 0)
+            return 1;
+        slot = (slot + 1) & l->mask;
+    }
+    if (*live >= s->proof_room) {
+        s->limit = FCS_LIMIT_STATES;
+        return 0;
+    }
+    if (l->n % PROOF_CHUNK == 0) {
+        uint8_t **blocks = realloc(l->blocks, sizeof(uint8_t *) * (l->n_blocks + 1));
+        if (!blocks) {
+            s->limit = FCS_LIMIT_MEMORY;
+            return 0;
+        }
+        l->blocks = blocks;
+        if ((blocks[l->n_blocks] = malloc((size_t)PROOF_CHUNK * (size_t)s->key_bytes)) == NULL) {
+            s->limit = FCS_LIMIT_MEMORY;
+            return 0;
+        }
+        l->n_blocks++;
+    }
+    memcpy(layer_key(l, l->n, s->key_bytes), packed, (size_t)s->key_bytes);
+    l->table[slot] = slot_entry(s, hash, l->n);
+    l->n++;
+    (*live)++;
+    s->proof_states++;
+    if ((uint64_t)l->n * 2 > l->mask && !grow_layer_table(l, s)) {
+        s->limit = FCS_LIMIT_MEMORY;
+        return 0;
+    }
+    return 1;
+}
+
+/* A child waiting for its lookup. */
+typedef struct {
+    uint64_t hash;
+    int layer;
+    uint8_t packed[KEY_WORDS_MAX * 8];
+} proof_child;
+
+static int cards_home(const fcs_pos *p)
+{
+    return p->found[0] + p->found[1] + p->found[2] + p->found[3];
+}
+
+/* Returns PHASE_DONE with res->status FCS_UNSOLVABLE when every reachable
+   position is visited; PHASE_GAVE_UP on a limit or on reaching a won
+   position (a win it cannot spell out: it keeps no paths). */
+static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_result *res)
+{
+    const fcs_rules *r = s->r;
+    proof_layer layers[FCS_CARDS + 1];
+    fcs_move moves[FCS_MAX_MOVES];
+    uint64_t words[KEY_WORDS_MAX + 1], live = 0;
+    proof_child *kids = malloc(sizeof(proof_child) * FCS_MAX_MOVES);
+    int single = r->sequence != SEQ_UNLIMITED, h, outcome = PHASE_GAVE_UP;
+    fcs_pos p, child;
+
+    memset(layers, 0, sizeof(layers));
+    s->proof_room = (uint64_t)s->max_states * PROOF_ROOM;
+    if (s->proof_room > 0xFFFFFFF0u)
+        s->proof_room = 0xFFFFFFF0u;
+    for (s->idx_bits = 0; ((uint64_t)1 << s->idx_bits) <= s->proof_room; s->idx_bits++)
+        ;
+    s->index_mask = (uint32_t)(((uint64_t)1 << s->idx_bits) - 1);
+    if (!kids) {
+        s->limit = FCS_LIMIT_MEMORY;
+        return outcome;
+    }
+    encode(s, root, words, NULL);
+    pack_key(words, s->key_bytes, kids[0].packed);
+    if (!layer_add(s, &layers[cards_home(root)], hash_packed(kids[0].packed, s->key_bytes), kids[0].packed, &live))
+        goto out;
+    for (h = cards_home(root); h < FCS_CARDS; h++) {
+        proof_layer *l = &layers[h];
+        uint32_t i;
+        for (i = 0; i < l->n; i++) {
+            int k, n, m = 0;
+            if (deadline && (s->expanded % TIME_CHECK_EVERY) == 0 && now_s() > deadline) {
+                s->limit = FCS_LIMIT_TIME;
+                goto out;
+            }
+            s->expanded++;
+            unpack_key(layer_key(l, i, s->key_bytes), s->key_bytes, words);
+            decode(s, words, &p);
+            n = fcs_legal_moves(r, &p, single, moves);
+            /* Keys first, with their hash slots fetched ahead, then the
+               lookups: the tables are far bigger than any cache. */
+            for (k = 0; k < n; k++) {
+                proof_layer *to;
+                if (is_noop(&p, &moves[k]))
+                    continue;
+                child = p;
+                fcs_apply(&child, &moves[k]);
+                if (may_autoplay(&child, &moves[k]))
+                    fcs_autoplay(r, &child, NULL, NULL, NULL);
+                if (fcs_is_won(&child))
+                    goto out;
+                encode(s, &child, words, NULL);
+                pack_key(words, s->key_bytes, kids[m].packed);
+                kids[m].hash = hash_packed(kids[m].packed, s->key_bytes);
+                kids[m].layer = cards_home(&child);
+                to = &layers[kids[m].layer];
+                if (to->table)
+                    __builtin_prefetch(&to->table[kids[m].hash & to->mask]);
+                m++;
+            }
+            for (k = 0; k < m; k++)
+                if (!layer_add(s, &layers[kids[k].layer], kids[k].hash, kids[k].packed, &live))
+                    goto out;
+        }
+        live -= l->n;
+        free_layer(l);
+    }
+    res->status = FCS_UNSOLVABLE;
+    outcome = PHASE_DONE;
+out:
+    for (h = 0; h <= FCS_CARDS; h++)
+        free_layer(&layers[h]);
+    free(kids);
+    return outcome;
+}
+
 void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, fcs_result *res)
 {
     solver s;
@@ -1056,7 +1326,7 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
     s.max_states = lim->max_states > 0xFFFFFFF0u ? 0xFFFFFFF0u : (uint32_t)lim->max_states;
     if (s.max_states < 1)
         s.max_states = 1;
-    s.key_words = key_words_for(r, start, &s.k_bits, &s.chain_bits);
+    s.key_words = key_words_for(r, start, &s.k_bits, &s.chain_bits, &s.key_bytes);
     memset(s.origin_of, -1, sizeof(s.origin_of));
     for (i = 0; i < r->columns; i++)
         if (start->len[i])
@@ -1101,16 +1371,19 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
         if (quick_search(&s, &root, s.max_states / LAST_TRY_SHARE + 1, deadline, res) == PHASE_GAVE_UP)
             s.limit = FCS_LIMIT_STATES;
     }
+    if (res->status == FCS_UNKNOWN && s.limit == FCS_LIMIT_STATES && !r->foundation_return) {
+        /* Still undecided: the stores go, and the layered proof gets the room. */
+        s.stored_before += s.n;
+        release_store(&s);
+        s.limit = 0;
+        if (layered_proof(&s, &root, deadline, res) == PHASE_GAVE_UP && !s.limit)
+            s.limit = FCS_LIMIT_STATES; /* it reached a win it cannot spell out */
+    }
 done:
     if (res->status == FCS_UNKNOWN)
         res->limit = s.limit ? s.limit : FCS_LIMIT_MEMORY;
-    res->states = s.stored_before + s.n;
+    res->states = s.stored_before + s.n + s.proof_states;
     res->expanded = s.expanded;
-    free(s.keys);
-    free(s.parent);
-    free(s.move);
-    free(s.depth);
-    free(s.table);
-    free(s.heap);
+    release_store(&s);
     free(s.recent);
 }
