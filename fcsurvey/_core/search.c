@@ -1075,14 +1075,18 @@ static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_res
    off a foundation then, so a position's cards-home count never falls: the
    positions with h cards home can be worked through in full, then freed,
    before any with more.  Each count keeps only packed keys (key_bytes each)
-   and a hash table of 32-bit indices; the keys in order of arrival are the
+   and a hash table of 32-bit entries (filled to at most three quarters: the
+   fingerprints keep probing cheap); the keys in order of arrival are the
    queue.  Moves are single cards, which reach every position sequence moves
    limited by free space reach (those are shortcuts); unlimited sequence
    moves are not, so then they are all tried.  Autoplay is the safe rule, so
    a position it skips past is solvable exactly when the one it reaches is. */
 
 #define PROOF_CHUNK 65536u /* positions per key block */
-#define PROOF_ROOM 2       /* positions held at once, per max_states */
+/* Positions held at once, per max_states: a packed key (26 bytes for standard
+   FreeCell with one cell) and 1.3-2.7 table entries of 4 bytes, up to 45 bytes
+   while a table grows, against about 82 for a complete-search position. */
+#define PROOF_ROOM 2
 
 typedef struct {
     uint8_t **blocks;
@@ -1215,7 +1219,7 @@ static int layer_add(solver *s, proof_layer *l, uint64_t hash, const uint8_t *pa
     l->n++;
     (*live)++;
     s->proof_states++;
-    if ((uint64_t)l->n * 2 > l->mask && !grow_layer_table(l, s)) {
+    if ((uint64_t)l->n * 4 > (l->mask + 1) * 3 && !grow_layer_table(l, s)) {
         s->limit = FCS_LIMIT_MEMORY;
         return 0;
     }
