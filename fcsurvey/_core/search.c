@@ -317,7 +317,10 @@ static int key_words_for(const fcs_rules *r, const fcs_pos *start, int *k_bits, 
             dealt_max = start->len[i];
     *k_bits = bits_for(dealt_max);
     *chain_bits = r->build == BUILD_ALTERNATE ? 1 : r->build == BUILD_ANY ? 2 : 0;
-    total = r->columns * (*k_bits + 4) + 4 + r->columns * 10 + 4 + r->cells * 6 + FCS_CARDS * *chain_bits;
+    /* Every dealt column's k, then per non-empty column at most 10 bits (a
+       chain length after k, or an other column's bottom card and length),
+       two 4-bit counts, the cells, and at most one suit choice per card. */
+    total = r->columns * (*k_bits + 10) + 8 + r->cells * 6 + FCS_CARDS * *chain_bits;
     *key_bytes = (total + 7) / 8;
     return (total + 63) / 64;
 }
@@ -1083,9 +1086,9 @@ static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_res
    a position it skips past is solvable exactly when the one it reaches is. */
 
 #define PROOF_CHUNK 65536u /* positions per key block */
-/* Positions held at once, per max_states: a packed key (26 bytes for standard
-   FreeCell with one cell) and 1.3-2.7 table entries of 4 bytes, up to 45 bytes
-   while a table grows, against about 82 for a complete-search position. */
+/* Positions held at once, per max_states: a packed key (22 bytes for standard
+   FreeCell with one or two cells) and 1.3-2.7 table entries of 4 bytes, up to
+   38 bytes while a table grows, against about 82 for a complete-search position. */
 #define PROOF_ROOM 2
 
 typedef struct {
