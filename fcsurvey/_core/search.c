@@ -96,15 +96,21 @@ static inline unsigned get_bits(bits *b, int n)
     return (unsigned)(v & ((1u << n) - 1));
 }
 
+/* The suit choices of col[from..to), gathered into one write: a chain holds
+   at most 12 cards, so at most 24 bits. */
 static inline void put_chain(const solver *s, bits *b, const uint8_t *col, int from, int to)
 {
-    int j;
-    if (s->r->build == BUILD_ALTERNATE)
-        for (j = from; j < to; j++)
-            put_bits(b, (unsigned)(CARD_SUIT(col[j]) >> 1), 1);
-    else if (s->r->build == BUILD_ANY)
-        for (j = from; j < to; j++)
-            put_bits(b, (unsigned)CARD_SUIT(col[j]), 2);
+    unsigned v = 0;
+    int j, shift = 0;
+    if (s->r->build == BUILD_ALTERNATE) {
+        for (j = from; j < to; j++, shift++)
+            v |= (unsigned)(CARD_SUIT(col[j]) >> 1) << shift;
+        put_bits(b, v, shift);
+    } else if (s->r->build == BUILD_ANY) {
+        for (j = from; j < to; j++, shift += 2)
+            v |= (unsigned)CARD_SUIT(col[j]) << shift;
+        put_bits(b, v, shift);
+    }
 }
 
 /* The card built on `below` whose suit choice is `choice`. */
@@ -204,8 +210,7 @@ static void encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay
         } else {
             const uint8_t *col = p->col[anchored_col[o]];
             int k = anchored_k[o], len = p->len[anchored_col[o]];
-            put_bits(&b, (unsigned)k, s->k_bits);
-            put_bits(&b, (unsigned)(len - k), 4);
+            put_bits(&b, (unsigned)k | (unsigned)(len - k) << s->k_bits, s->k_bits + 4);
             put_chain(s, &b, col, k, len);
         }
     }
@@ -213,8 +218,7 @@ static void encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay
     for (i = 0; i < n_others; i++) {
         const uint8_t *col = p->col[others[i]];
         int len = p->len[others[i]];
-        put_bits(&b, col[0], 6);
-        put_bits(&b, (unsigned)(len - 1), 4);
+        put_bits(&b, col[0] | (unsigned)(len - 1) << 6, 10);
         put_chain(s, &b, col, 1, len);
     }
     for (i = 0; i < r->cells; i++) {
