@@ -331,17 +331,30 @@ static int key_words_for(const fcs_rules *r, const fcs_pos *start, int *k_bits, 
 
 /* ---- state store ------------------------------------------------------ */
 
-static inline uint64_t hash_key(const uint64_t *key, int words)
+/* A key's hash, over its bytes: the layered proof stores keys packed to
+   key_bytes, the other phases as whole words (hash_key). */
+static inline uint64_t hash_packed(const uint8_t *key, int key_bytes)
 {
-    uint64_t h = 0x9E3779B97F4A7C15ull;
+    uint64_t h = 0x9E3779B97F4A7C15ull, w;
     int i;
-    for (i = 0; i < words; i++) {
-        h ^= key[i];
+    for (i = 0; i < key_bytes; i += 8) {
+        if (key_bytes - i >= 8) {
+            memcpy(&w, key + i, 8);
+        } else {
+            w = 0;
+            memcpy(&w, key + i, (size_t)(key_bytes - i));
+        }
+        h ^= w;
         h *= 0xBF58476D1CE4E5B9ull;
         h ^= h >> 31;
     }
     h *= 0x94D049BB133111EBull;
     return h ^ (h >> 29);
+}
+
+static inline uint64_t hash_key(const uint64_t *key, int words)
+{
+    return hash_packed((const uint8_t *)key, words * 8);
 }
 
 static int grow_store(solver *s)
@@ -1126,21 +1139,6 @@ static inline void unpack_key(const uint8_t *in, int key_bytes, uint64_t *words)
     for (i = 0; i < key_bytes; i++)
         words[i >> 3] |= (uint64_t)in[i] << ((i & 7) * 8);
 #endif
-}
-
-static inline uint64_t hash_packed(const uint8_t *key, int key_bytes)
-{
-    uint64_t h = 0x9E3779B97F4A7C15ull, w;
-    int i;
-    for (i = 0; i < key_bytes; i += 8) {
-        w = 0;
-        memcpy(&w, key + i, (size_t)(key_bytes - i < 8 ? key_bytes - i : 8));
-        h ^= w;
-        h *= 0xBF58476D1CE4E5B9ull;
-        h ^= h >> 31;
-    }
-    h *= 0x94D049BB133111EBull;
-    return h ^ (h >> 29);
 }
 
 /* A table entry: index + 1 in the low idx_bits, and in the bits left over a
