@@ -1027,6 +1027,19 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
     return PHASE_DONE;
 }
 
+/* The child of p by move m with safe autoplay, as the complete phase and the
+   layered proof see it; 0 when m only reorders columns (is_noop). */
+static inline int safe_child(const fcs_rules *r, const fcs_pos *p, const fcs_move *m, fcs_pos *child)
+{
+    if (is_noop(p, m))
+        return 0;
+    *child = *p;
+    fcs_apply(child, m);
+    if (may_autoplay(child, m))
+        fcs_autoplay(r, child, NULL, NULL, NULL);
+    return 1;
+}
+
 /* Complete phase: every child is stored as it is generated (exact duplicate
    detection), and the open list is worked in heuristic order until a
    solution turns up or no position is left, which proves unsolvability. */
@@ -1057,12 +1070,8 @@ static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_res
         n = fcs_legal_moves(r, &p, 0, moves);
         for (i = 0; i < n; i++) {
             uint32_t c;
-            if (is_noop(&p, &moves[i]))
+            if (!safe_child(r, &p, &moves[i], &child))
                 continue;
-            child = p;
-            fcs_apply(&child, &moves[i]);
-            if (may_autoplay(&child, &moves[i]))
-                fcs_autoplay(r, &child, NULL, NULL, NULL);
             if (fcs_is_won(&child)) {
                 fcs_packed_move last = fcs_pack(&p, &moves[i]);
                 finish_solved(s, cur, &last, res);
@@ -1288,12 +1297,8 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
                lookups: the tables are far bigger than any cache. */
             for (k = 0; k < n; k++) {
                 proof_layer *to;
-                if (is_noop(&p, &moves[k]))
+                if (!safe_child(r, &p, &moves[k], &child))
                     continue;
-                child = p;
-                fcs_apply(&child, &moves[k]);
-                if (may_autoplay(&child, &moves[k]))
-                    fcs_autoplay(r, &child, NULL, NULL, NULL);
                 if (fcs_is_won(&child))
                     goto out;
                 encode(s, &child, words, NULL);
