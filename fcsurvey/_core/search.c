@@ -39,7 +39,6 @@ typedef struct {
     int k_bits;                      /* bits for a dealt-prefix length */
     int chain_bits;                  /* bits per built card: which suit */
     int key_words;
-    int key_bytes; /* bytes holding a key's bits, for the layered proof */
 
     uint64_t *keys;
     uint32_t *parent;
@@ -61,8 +60,6 @@ typedef struct {
     uint64_t stored_before; /* positions stored by earlier phases */
     uint64_t proof_states;  /* positions the layered proof stored */
     uint64_t proof_room;    /* positions it may hold at once */
-    int idx_bits;           /* bits of a layer's table entry for the index */
-    uint32_t index_mask;
 } solver;
 
 /* ---- canonical keys -------------------------------------------------- */
@@ -172,8 +169,9 @@ typedef struct {
     int columns, n_cells;
 } layout;
 
-/* Write p's key, and when `lay` is given the order it lists columns and cells in. */
-static void encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay)
+/* Write p's key, and when `lay` is given the order it lists columns and cells in;
+   returns the key's length in bits. */
+static int encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay)
 {
     const fcs_rules *r = s->r;
     int anchored_col[FCS_MAX_COLS], anchored_k[FCS_MAX_COLS], others[FCS_MAX_COLS];
@@ -243,6 +241,7 @@ static void encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay
         memcpy(lay->cells, cells, (size_t)n_cells);
         lay->n_cells = n_cells;
     }
+    return b.pos;
 }
 
 /* p in the column and cell order decode() would give, from encode()'s layout:
@@ -312,8 +311,7 @@ static int bits_for(int max_value)
     return n;
 }
 
-static int key_words_for(const fcs_rules *r, const fcs_pos *start, int *k_bits, int *chain_bits,
-                         int *key_bytes)
+static int key_words_for(const fcs_rules *r, const fcs_pos *start, int *k_bits, int *chain_bits)
 {
     int i, dealt_max = 0, total;
     for (i = 0; i < r->columns; i++)
@@ -325,14 +323,13 @@ static int key_words_for(const fcs_rules *r, const fcs_pos *start, int *k_bits, 
        chain length after k, or an other column's bottom card and length),
        two 4-bit counts, the cells, and at most one suit choice per card. */
     total = r->columns * (*k_bits + 10) + 8 + r->cells * 6 + FCS_CARDS * *chain_bits;
-    *key_bytes = (total + 7) / 8;
     return (total + 63) / 64;
 }
 
 /* ---- state store ------------------------------------------------------ */
 
 /* A key's hash, over its bytes: the layered proof stores keys packed to
-   key_bytes, the other phases as whole words (hash_key). */
+   their own length, the other phases as whole words (hash_key). */
 static inline uint64_t hash_packed(const uint8_t *key, int key_bytes)
 {
     uint64_t h = 0x9E3779B97F4A7C15ull, w;
@@ -1103,147 +1100,206 @@ static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_res
    off, not even the positions already done with.  A move never takes a card
    off a foundation then, so a position's cards-home count never falls: the
    positions with h cards home can be worked through in full, then freed,
-   before any with more.  Each count keeps only packed keys (key_bytes each)
-   and a hash table of 32-bit entries (filled to at most three quarters: the
-   fingerprints keep probing cheap); the keys in order of arrival are the
-   queue.  Moves are single cards, which reach every position sequence moves
+   before any with more.  Each count keeps only its keys, each packed to
+   its own length, in buckets by hash; the keys a bucket holds after its
+   expanded ones are the queue.  Moves are single cards, which reach every position sequence moves
    limited by free space reach (those are shortcuts); unlimited sequence
    moves are not, so then they are all tried.  Autoplay is the safe rule, so
    a position it skips past is solvable exactly when the one it reaches is. */
 
-#define PROOF_CHUNK 65536u /* positions per key block */
-/* Positions held at once, per max_states: a packed key (22 bytes for standard
-   FreeCell with one or two cells) and 1.3-2.7 table entries of 4 bytes, up to
-   38 bytes while a table grows, against about 82 for a complete-search position. */
-#define PROOF_ROOM 2
-
-typedef struct {
-    uint8_t **blocks;
-    uint32_t n_blocks, n;
-    uint32_t *table; /* fingerprint above index + 1 (see slot_entry); 0 = empty */
-    uint64_t mask;
-} proof_layer;
+/* Positions held at once, per max_states.  A position costs its key, packed
+   to its own length (about 14 bytes for standard FreeCell with one cell,
+   against the 22 a fixed size needs), 2 bytes in front of it and its share
+   of the bucket's slack and header: about 19 bytes, against about 82 for a
+   complete-search position. */
+#define PROOF_ROOM 4
+/* Keys per bucket, on average, before one is split: a lookup reads about
+   one bucket, 300-600 contiguous bytes. */
+#define BUCKET_LOAD 24
+#define BUCKET_GRAIN 32 /* a bucket's bytes grow in steps of this */
+#define FIRST_LEVEL 4   /* a layer starts with 2^FIRST_LEVEL buckets */
 
 /* Keys are packed little-endian, so on such machines packing is a copy. */
-static inline void pack_key(const uint64_t *words, int key_bytes, uint8_t *out)
+static inline void pack_key(const uint64_t *words, int len, uint8_t *out)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(out, words, (size_t)key_bytes);
+    memcpy(out, words, (size_t)len);
 #else
     int i;
-    for (i = 0; i < key_bytes; i++)
+    for (i = 0; i < len; i++)
         out[i] = (uint8_t)(words[i >> 3] >> ((i & 7) * 8));
 #endif
 }
 
-static inline void unpack_key(const uint8_t *in, int key_bytes, uint64_t *words)
+static inline void unpack_key(const uint8_t *in, int len, uint64_t *words)
 {
     int i;
     for (i = 0; i < KEY_WORDS_MAX; i++)
         words[i] = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(words, in, (size_t)key_bytes);
+    memcpy(words, in, (size_t)len);
     (void)i;
 #else
-    for (i = 0; i < key_bytes; i++)
+    for (i = 0; i < len; i++)
         words[i >> 3] |= (uint64_t)in[i] << ((i & 7) * 8);
 #endif
 }
 
-/* A table entry: index + 1 in the low idx_bits, and in the bits left over a
-   fingerprint of the hash, which spares most key compares of other keys. */
-static inline uint32_t slot_entry(const solver *s, uint64_t hash, uint32_t idx)
+/* A bucket: an index of (fingerprint, key length) slots, room for a
+   multiple of SLOT_GRAIN of them, then the keys, both in order of arrival;
+   the first `done` have been expanded.  A lookup reads the index and only
+   the keys whose fingerprint matches. */
+#define SLOT_GRAIN 8
+#define BUCKET_MAX 0xFFFFu
+typedef struct {
+    uint8_t *data;
+    uint32_t used; /* bytes of keys */
+    uint16_t n, done;
+} proof_bucket;
+
+/* One cards-home count's positions, in buckets by hash under linear
+   hashing: buckets split one at a time as the layer grows, so no step
+   needs twice the memory. */
+typedef struct {
+    proof_bucket *buckets;
+    uint64_t n_buckets, n, split, alloc;
+    int level; /* a hash's low `level` bits pick the bucket, one more if below split */
+} proof_layer;
+
+static inline uint64_t bucket_of(const proof_layer *l, uint64_t hash)
 {
-    uint64_t fp = (hash >> 32) << s->idx_bits;
-    return (uint32_t)fp | (idx + 1);
+    uint64_t b = hash & (((uint64_t)1 << l->level) - 1);
+    return b < l->split ? hash & (((uint64_t)1 << (l->level + 1)) - 1) : b;
 }
 
-static inline uint8_t *layer_key(const proof_layer *l, uint32_t idx, int key_bytes)
+static inline uint32_t index_bytes(uint32_t n)
 {
-    return l->blocks[idx / PROOF_CHUNK] + (size_t)(idx % PROOF_CHUNK) * (size_t)key_bytes;
+    return (n + SLOT_GRAIN - 1) / SLOT_GRAIN * SLOT_GRAIN * 2;
+}
+
+static inline uint32_t bucket_bytes(uint32_t n, uint32_t used)
+{
+    return (index_bytes(n) + used + BUCKET_GRAIN - 1) / BUCKET_GRAIN * BUCKET_GRAIN;
+}
+
+/* Where the i-th key of bucket b starts. */
+static inline const uint8_t *bucket_key(const proof_bucket *b, uint32_t i)
+{
+    const uint8_t *key = b->data + index_bytes(b->n);
+    uint32_t j;
+    for (j = 0; j < i; j++)
+        key += b->data[2 * j + 1];
+    return key;
 }
 
 static void free_layer(proof_layer *l)
 {
-    uint32_t i;
-    for (i = 0; i < l->n_blocks; i++)
-        free(l->blocks[i]);
-    free(l->blocks);
-    free(l->table);
+    uint64_t i;
+    for (i = 0; i < l->n_buckets; i++)
+        free(l->buckets[i].data);
+    free(l->buckets);
     memset(l, 0, sizeof(*l));
 }
 
-/* Rehash from the keys in arrival order, not the old table's, so the keys
-   are read in sequence rather than scattered. */
-static int grow_layer_table(proof_layer *l, const solver *s)
+/* Append a key to bucket b; 0 when out of memory or the bucket is full. */
+static int bucket_append(proof_bucket *b, uint8_t fp, const uint8_t *key, uint32_t len)
 {
-    uint64_t size = l->mask ? (l->mask + 1) * 2 : 1024;
-    uint32_t *t = calloc(size, sizeof(uint32_t)), i;
-    if (!t)
+    uint32_t old_index = index_bytes(b->n), new_index = index_bytes(b->n + 1u);
+    if (b->n == BUCKET_MAX)
         return 0;
-    for (i = 0; i < l->n; i++) {
-        uint64_t hash = hash_packed(layer_key(l, i, s->key_bytes), s->key_bytes), slot = hash & (size - 1);
-        while (t[slot])
-            slot = (slot + 1) & (size - 1);
-        t[slot] = slot_entry(s, hash, i);
+    if (bucket_bytes(b->n + 1u, b->used + len) != bucket_bytes(b->n, b->used)) {
+        uint8_t *data = realloc(b->data, bucket_bytes(b->n + 1u, b->used + len));
+        if (!data)
+            return 0;
+        b->data = data;
     }
-    free(l->table);
-    l->table = t;
-    l->mask = size - 1;
+    if (new_index != old_index)
+        memmove(b->data + new_index, b->data + old_index, b->used);
+    b->data[2 * b->n] = fp;
+    b->data[2 * b->n + 1] = (uint8_t)len;
+    memcpy(b->data + new_index + b->used, key, len);
+    b->used += len;
+    b->n++;
     return 1;
 }
 
-/* Add a key (packed, with its hash) to layer l unless there; 0 when out of
-   room or memory (s->limit says which). */
-static int layer_add(solver *s, proof_layer *l, uint64_t hash, const uint8_t *packed, uint64_t *live)
+/* Split bucket l->split into itself and its image one level up, by the next
+   hash bit, keeping arrival order (and so which keys are expanded). */
+static int split_bucket(proof_layer *l)
 {
-    uint64_t slot;
-    uint32_t e, index_mask = s->index_mask, want;
-    if (!l->table && !grow_layer_table(l, s)) {
-        s->limit = FCS_LIMIT_MEMORY;
-        return 0;
+    uint64_t low = l->split, high = low + ((uint64_t)1 << l->level), bit = (uint64_t)1 << l->level;
+    proof_bucket old = l->buckets[low], parts[2] = {{NULL, 0, 0, 0}, {NULL, 0, 0, 0}};
+    const uint8_t *key = old.data + index_bytes(old.n);
+    uint32_t i;
+    if (l->n_buckets == l->alloc) {
+        uint64_t alloc = l->alloc * 2;
+        proof_bucket *buckets = realloc(l->buckets, sizeof(proof_bucket) * alloc);
+        if (!buckets)
+            return 0;
+        l->buckets = buckets;
+        l->alloc = alloc;
     }
-    slot = hash & l->mask;
-    want = slot_entry(s, hash, 0) & ~index_mask;
-    while ((e = l->table[slot]) != 0) {
-        if ((e & ~index_mask) == want &&
-            memcmp(layer_key(l, (e & index_mask) - 1, s->key_bytes), packed, (size_t)s->key_bytes) == 0)
+    for (i = 0; i < old.n; i++) {
+        uint32_t len = old.data[2 * i + 1];
+        proof_bucket *to = &parts[(hash_packed(key, (int)len) & bit) != 0];
+        if (i < old.done)
+            to->done++;
+        if (!bucket_append(to, old.data[2 * i], key, len)) {
+            free(parts[0].data);
+            free(parts[1].data);
+            return 0;
+        }
+        key += len;
+    }
+    free(old.data);
+    l->buckets[low] = parts[0];
+    l->buckets[high] = parts[1];
+    l->n_buckets++;
+    if (++l->split == bit) {
+        l->level++;
+        l->split = 0;
+    }
+    return 1;
+}
+
+/* Add a key (packed to `len` bytes, with its hash) to layer l unless there;
+   0 when out of room or memory (s->limit says which). */
+static int layer_add(solver *s, proof_layer *l, uint64_t hash, const uint8_t *packed, int len, uint64_t *live)
+{
+    uint8_t fp = (uint8_t)(hash >> 56);
+    proof_bucket *b;
+    const uint8_t *key;
+    uint32_t i;
+    if (!l->buckets) {
+        l->alloc = l->n_buckets = (uint64_t)1 << FIRST_LEVEL;
+        l->level = FIRST_LEVEL;
+        if (!(l->buckets = calloc(l->alloc, sizeof(proof_bucket)))) {
+            s->limit = FCS_LIMIT_MEMORY;
+            return 0;
+        }
+    }
+    b = &l->buckets[bucket_of(l, hash)];
+    key = b->data + index_bytes(b->n);
+    for (i = 0; i < b->n; key += b->data[2 * i + 1], i++)
+        if (b->data[2 * i] == fp && b->data[2 * i + 1] == len && memcmp(key, packed, (size_t)len) == 0)
             return 1;
-        slot = (slot + 1) & l->mask;
-    }
     if (*live >= s->proof_room) {
         s->limit = FCS_LIMIT_STATES;
         return 0;
     }
-    if (l->n % PROOF_CHUNK == 0) {
-        uint8_t **blocks = realloc(l->blocks, sizeof(uint8_t *) * (l->n_blocks + 1));
-        if (!blocks) {
-            s->limit = FCS_LIMIT_MEMORY;
-            return 0;
-        }
-        l->blocks = blocks;
-        if ((blocks[l->n_blocks] = malloc((size_t)PROOF_CHUNK * (size_t)s->key_bytes)) == NULL) {
-            s->limit = FCS_LIMIT_MEMORY;
-            return 0;
-        }
-        l->n_blocks++;
-    }
-    memcpy(layer_key(l, l->n, s->key_bytes), packed, (size_t)s->key_bytes);
-    l->table[slot] = slot_entry(s, hash, l->n);
-    l->n++;
-    (*live)++;
-    s->proof_states++;
-    if ((uint64_t)l->n * 4 > (l->mask + 1) * 3 && !grow_layer_table(l, s)) {
+    if (!bucket_append(b, fp, packed, (uint32_t)len) || (++l->n > l->n_buckets * BUCKET_LOAD && !split_bucket(l))) {
         s->limit = FCS_LIMIT_MEMORY;
         return 0;
     }
+    (*live)++;
+    s->proof_states++;
     return 1;
 }
 
 /* A child waiting for its lookup. */
 typedef struct {
     uint64_t hash;
-    int layer;
+    int layer, len;
     uint8_t packed[KEY_WORDS_MAX * 8];
 } proof_child;
 
@@ -1252,67 +1308,134 @@ static int cards_home(const fcs_pos *p)
     return p->found[0] + p->found[1] + p->found[2] + p->found[3];
 }
 
-/* Returns PHASE_DONE with res->status FCS_UNSOLVABLE when every reachable
-   position is visited; PHASE_GAVE_UP on a limit or on reaching a won
-   position (a win it cannot spell out: it keeps no paths). */
-static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_result *res)
+/* Encode and pack p as child k, fetching its bucket's header ahead. */
+static void proof_key(const solver *s, proof_layer *layers, const fcs_pos *p, proof_child *k)
+{
+    uint64_t words[KEY_WORDS_MAX + 1];
+    proof_layer *to;
+    k->len = (encode(s, p, words, NULL) + 7) / 8;
+    pack_key(words, k->len, k->packed);
+    k->hash = hash_packed(k->packed, k->len);
+    k->layer = cards_home(p);
+    to = &layers[k->layer];
+    if (to->buckets)
+        __builtin_prefetch(&to->buckets[bucket_of(to, k->hash)]);
+}
+
+/* Children gathered before their lookups, so each bucket can be fetched
+   well ahead of its use: the layers are far bigger than any cache. */
+#define PROOF_BATCH 1024
+
+typedef struct {
+    proof_child *kids;
+    int n;
+} proof_batch;
+
+static inline const proof_bucket *bucket_for(const proof_layer *layers, const proof_child *k)
+{
+    const proof_layer *to = &layers[k->layer];
+    return to->buckets ? &to->buckets[bucket_of(to, k->hash)] : NULL;
+}
+
+/* Look up (and add) the batch's children.  Their buckets' headers were
+   fetched when they were made; first fetch every bucket's index, then the
+   keys whose fingerprints match, then look up: each pass's reads have
+   arrived by the next, where one at a time each would wait for memory. */
+static int proof_flush(solver *s, proof_layer *layers, proof_batch *batch, uint64_t *live)
+{
+    int k;
+    for (k = 0; k < batch->n; k++) {
+        const proof_bucket *b = bucket_for(layers, &batch->kids[k]);
+        if (b)
+            __builtin_prefetch(b->data);
+    }
+    for (k = 0; k < batch->n; k++) {
+        const proof_bucket *b = bucket_for(layers, &batch->kids[k]);
+        uint8_t fp = (uint8_t)(batch->kids[k].hash >> 56);
+        const uint8_t *key;
+        uint32_t i;
+        if (!b)
+            continue;
+        key = b->data + index_bytes(b->n);
+        for (i = 0; i < b->n; key += b->data[2 * i + 1], i++)
+            if (b->data[2 * i] == fp)
+                __builtin_prefetch(key);
+    }
+    for (k = 0; k < batch->n; k++)
+        if (!layer_add(s, &layers[batch->kids[k].layer], batch->kids[k].hash, batch->kids[k].packed,
+                       batch->kids[k].len, live))
+            return 0;
+    batch->n = 0;
+    return 1;
+}
+
+/* Expand the next unexpanded position of bucket b of layer l into the
+   batch; 0 when the proof must stop (a limit, or a win it cannot spell out). */
+static int proof_expand(solver *s, proof_layer *layers, proof_layer *l, uint64_t b, proof_batch *batch,
+                        uint64_t *live)
 {
     const fcs_rules *r = s->r;
-    proof_layer layers[FCS_CARDS + 1];
     fcs_move moves[FCS_MAX_MOVES];
-    uint64_t words[KEY_WORDS_MAX + 1], live = 0;
-    proof_child *kids = malloc(sizeof(proof_child) * FCS_MAX_MOVES);
-    int single = r->sequence != SEQ_UNLIMITED, h, outcome = PHASE_GAVE_UP;
+    uint64_t words[KEY_WORDS_MAX + 1];
+    proof_bucket *bucket = &l->buckets[b];
     fcs_pos p, child;
+    int k, n;
+
+    unpack_key(bucket_key(bucket, bucket->done), bucket->data[2 * bucket->done + 1], words);
+    bucket->done++; /* before any child can split this bucket */
+    s->expanded++;
+    decode(s, words, &p);
+    n = fcs_legal_moves(r, &p, r->sequence != SEQ_UNLIMITED, moves);
+    for (k = 0; k < n; k++) {
+        if (!safe_child(r, &p, &moves[k], &child))
+            continue;
+        if (fcs_is_won(&child))
+            return 0;
+        proof_key(s, layers, &child, &batch->kids[batch->n++]);
+    }
+    return batch->n < PROOF_BATCH || proof_flush(s, layers, batch, live);
+}
+
+/* Returns PHASE_DONE with res->status FCS_UNSOLVABLE when every reachable
+   position is visited; PHASE_GAVE_UP on a limit or on reaching a won
+   position (a win it cannot spell out: it keeps no paths).  A layer is
+   swept bucket by bucket, expanding what each holds unexpanded, until a
+   sweep finds nothing left: children landing in a bucket already swept wait
+   for the next sweep. */
+static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_result *res)
+{
+    proof_layer layers[FCS_CARDS + 1];
+    uint64_t live = 0;
+    proof_batch batch = {malloc(sizeof(proof_child) * (PROOF_BATCH + FCS_MAX_MOVES)), 0};
+    int h, outcome = PHASE_GAVE_UP;
 
     memset(layers, 0, sizeof(layers));
     s->proof_room = (uint64_t)s->max_states * PROOF_ROOM;
-    if (s->proof_room > 0xFFFFFFF0u)
-        s->proof_room = 0xFFFFFFF0u;
-    for (s->idx_bits = 0; ((uint64_t)1 << s->idx_bits) <= s->proof_room; s->idx_bits++)
-        ;
-    s->index_mask = (uint32_t)(((uint64_t)1 << s->idx_bits) - 1);
-    if (!kids) {
+    if (!batch.kids) {
         s->limit = FCS_LIMIT_MEMORY;
         return outcome;
     }
-    encode(s, root, words, NULL);
-    pack_key(words, s->key_bytes, kids[0].packed);
-    if (!layer_add(s, &layers[cards_home(root)], hash_packed(kids[0].packed, s->key_bytes), kids[0].packed, &live))
+    proof_key(s, layers, root, &batch.kids[batch.n++]);
+    if (!proof_flush(s, layers, &batch, &live))
         goto out;
     for (h = cards_home(root); h < FCS_CARDS; h++) {
         proof_layer *l = &layers[h];
-        uint32_t i;
-        for (i = 0; i < l->n; i++) {
-            int k, n, m = 0;
-            if (deadline && (s->expanded % TIME_CHECK_EVERY) == 0 && now_s() > deadline) {
-                s->limit = FCS_LIMIT_TIME;
+        int swept = 0;
+        while (!swept) {
+            uint64_t b;
+            swept = 1;
+            for (b = 0; b < l->n_buckets; b++)
+                while (l->buckets[b].done < l->buckets[b].n) {
+                    swept = 0;
+                    if (deadline && (s->expanded % TIME_CHECK_EVERY) == 0 && now_s() > deadline) {
+                        s->limit = FCS_LIMIT_TIME;
+                        goto out;
+                    }
+                    if (!proof_expand(s, layers, l, b, &batch, &live))
+                        goto out;
+                }
+            if (!proof_flush(s, layers, &batch, &live))
                 goto out;
-            }
-            s->expanded++;
-            unpack_key(layer_key(l, i, s->key_bytes), s->key_bytes, words);
-            decode(s, words, &p);
-            n = fcs_legal_moves(r, &p, single, moves);
-            /* Keys first, with their hash slots fetched ahead, then the
-               lookups: the tables are far bigger than any cache. */
-            for (k = 0; k < n; k++) {
-                proof_layer *to;
-                if (!safe_child(r, &p, &moves[k], &child))
-                    continue;
-                if (fcs_is_won(&child))
-                    goto out;
-                encode(s, &child, words, NULL);
-                pack_key(words, s->key_bytes, kids[m].packed);
-                kids[m].hash = hash_packed(kids[m].packed, s->key_bytes);
-                kids[m].layer = cards_home(&child);
-                to = &layers[kids[m].layer];
-                if (to->table)
-                    __builtin_prefetch(&to->table[kids[m].hash & to->mask]);
-                m++;
-            }
-            for (k = 0; k < m; k++)
-                if (!layer_add(s, &layers[kids[k].layer], kids[k].hash, kids[k].packed, &live))
-                    goto out;
         }
         live -= l->n;
         free_layer(l);
@@ -1322,7 +1445,7 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
 out:
     for (h = 0; h <= FCS_CARDS; h++)
         free_layer(&layers[h]);
-    free(kids);
+    free(batch.kids);
     return outcome;
 }
 
@@ -1340,7 +1463,7 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
     s.max_states = lim->max_states > 0xFFFFFFF0u ? 0xFFFFFFF0u : (uint32_t)lim->max_states;
     if (s.max_states < 1)
         s.max_states = 1;
-    s.key_words = key_words_for(r, start, &s.k_bits, &s.chain_bits, &s.key_bytes);
+    s.key_words = key_words_for(r, start, &s.k_bits, &s.chain_bits);
     memset(s.origin_of, -1, sizeof(s.origin_of));
     for (i = 0; i < r->columns; i++)
         if (start->len[i])
