@@ -85,7 +85,7 @@ def limit_options(command: Callable) -> Callable:
                         show_default=True,
                         help="Give up on a deal (verdict unknown) after storing this many positions "
                              "(about 82 bytes each); a proof that runs out of room then gets "
-                             "twice as many in smaller form.")(command)
+                             "four times as many in smaller form.")(command)
 
 
 def rules_from(opts: dict) -> Rules:

@@ -25,8 +25,8 @@ STATUSES = (SOLVED, UNSOLVABLE, UNKNOWN)
 #: Positions one solve may store.  A stored position costs about 82 bytes
 #: (measured: 24-byte key, parent link, move, depth, hash slots, open-list
 #: entry, growth slack), so 10 million keep one solve under 1 GiB.  When the complete
-#: search runs out of room, the layered proof (README) holds up to twice as many at about
-#: 30 bytes each, within the same bound.
+#: search runs out of room, the layered proof (README) holds up to four times as many at
+#: about 20 bytes each, within the same bound.
 DEFAULT_MAX_STATES = 10_000_000
 
 #: The search keeps room for 13 cards built on a column's dealt cards.

@@ -129,8 +129,8 @@ WON_WITH_1_CELL_TO_100 = [2, 5, 7, 8, 11, 26, 30, 33, 37, 38, 51, 54, 56, 58, 59
 
 
 def test_layered_proofs_agree_with_the_complete_search():
-    # With room for 200 positions most complete searches run out; the layered proof (twice
-    # that room at once) then decides many, and must never call a winnable deal unsolvable.
+    # With room for 200 positions most complete searches run out; the layered proof (four
+    # times that room at once) then decides many, and must never call a winnable deal unsolvable.
     rules = preset("freecell", cells=1)
     results = survey(range(1, 101), rules, Limits(max_states=200))
     unsolvable = [n for n, r in results.items() if r.status == UNSOLVABLE]

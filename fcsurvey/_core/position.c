@@ -127,7 +127,7 @@ int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_m
     }
     memcpy(found, p->found, sizeof(found));
     cap_full = single_only ? 1 : fcs_capacity(&rules, p, 0);
-    cap_empty = single_only ? 1 : fcs_capacity(&rules, p, 1);
+    cap_empty = single_only || col0 < 0 ? 1 : fcs_capacity(&rules, p, 1); /* only with an empty column */
 
     /* To the foundations. */
     for (i = 0; i < cells; i++)

@@ -1229,7 +1229,7 @@ static int split_bucket(proof_layer *l)
 {
     uint64_t low = l->split, high = low + ((uint64_t)1 << l->level), bit = (uint64_t)1 << l->level;
     proof_bucket old = l->buckets[low], parts[2] = {{NULL, 0, 0, 0}, {NULL, 0, 0, 0}};
-    const uint8_t *key = old.data + index_bytes(old.n);
+    const uint8_t *key = old.n ? old.data + index_bytes(old.n) : NULL;
     uint32_t i;
     if (l->n_buckets == l->alloc) {
         uint64_t alloc = l->alloc * 2;
@@ -1271,16 +1271,15 @@ static int layer_add(solver *s, proof_layer *l, uint64_t hash, const uint8_t *pa
     const uint8_t *key;
     uint32_t i;
     if (!l->buckets) {
-        l->alloc = l->n_buckets = (uint64_t)1 << FIRST_LEVEL;
-        l->level = FIRST_LEVEL;
-        if (!(l->buckets = calloc(l->alloc, sizeof(proof_bucket)))) {
+        if (!(l->buckets = calloc((size_t)1 << FIRST_LEVEL, sizeof(proof_bucket)))) {
             s->limit = FCS_LIMIT_MEMORY;
             return 0;
         }
+        l->alloc = l->n_buckets = (uint64_t)1 << FIRST_LEVEL;
+        l->level = FIRST_LEVEL;
     }
     b = &l->buckets[bucket_of(l, hash)];
-    key = b->data + index_bytes(b->n);
-    for (i = 0; i < b->n; key += b->data[2 * i + 1], i++)
+    for (i = 0, key = b->data + (b->n ? index_bytes(b->n) : 0); i < b->n; key += b->data[2 * i + 1], i++)
         if (b->data[2 * i] == fp && b->data[2 * i + 1] == len && memcmp(key, packed, (size_t)len) == 0)
             return 1;
     if (*live >= s->proof_room) {
@@ -1346,7 +1345,7 @@ static int proof_flush(solver *s, proof_layer *layers, proof_batch *batch, uint6
     int k;
     for (k = 0; k < batch->n; k++) {
         const proof_bucket *b = bucket_for(layers, &batch->kids[k]);
-        if (b)
+        if (b && b->n)
             __builtin_prefetch(b->data);
     }
     for (k = 0; k < batch->n; k++) {
@@ -1354,7 +1353,7 @@ static int proof_flush(solver *s, proof_layer *layers, proof_batch *batch, uint6
         uint8_t fp = (uint8_t)(batch->kids[k].hash >> 56);
         const uint8_t *key;
         uint32_t i;
-        if (!b)
+        if (!b || !b->n)
             continue;
         key = b->data + index_bytes(b->n);
         for (i = 0; i < b->n; key += b->data[2 * i + 1], i++)
