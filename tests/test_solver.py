@@ -145,7 +145,7 @@ def test_layered_proofs_agree_with_the_complete_search():
 @pytest.mark.slow
 def test_the_layered_proof_settles_1568_with_one_cell():
     # 2-cell deal 1568: no proof with one cell in 50 million complete-search positions; the
-    # layered proof visits 154 million, at most about 95 million at once (about 3 GiB).
+    # layered proof visits 154 million, at most about 95 million at once (about 2 GiB).
     result = solve(1568, preset("freecell", cells=1), Limits(max_states=50_000_000))
     assert (result.status, result.limit) == (UNSOLVABLE, None)
     assert result.states > 150_000_000
