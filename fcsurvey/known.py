@@ -195,7 +195,8 @@ CLAIMS: Tuple[Claim, ...] = (
           IMPOSSIBLE_4_CELLS.source, STANDARD),
     _rate_claim("rate-freecell-4cells", "FreeCell with 4 cells", FREECELL, 1_000_000, 0.99998881, 0.0,
                 STANDARD),
-    # 1,500: deals 1568 and 1968 are undecided within DEEP_STATES (1cell-1-32000 fails on them)
+    # 1,500: below 1568, the first deal whose proof needs the layered proof (minutes) within
+    # DEEP_STATES, which keeps the standard tier quick (1cell-1-32000 covers the rest)
     _rate_claim("rate-freecell-1cell", "FreeCell with 1 cell", preset("freecell", cells=1), 1_500,
                 0.19348, 0.0, STANDARD, DEEP_STATES),
     # 900: deal 982 is undecided within DEEP_STATES (2cells-1-32000 fails on it by name)
