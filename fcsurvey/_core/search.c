@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef FCS_PROOF_TRACE
+#include <stdio.h>
+#endif
 
 #define KEY_WORDS_MAX 6
 #define NO_PARENT 0xFFFFFFFFu
@@ -1112,7 +1115,9 @@ static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_res
    against the 22 a fixed size needs), 2 bytes in front of it and its share
    of the bucket's slack and header: about 19 bytes, against about 82 for a
    complete-search position. */
+#ifndef PROOF_ROOM /* scripts/measure_proof.py builds with other values */
 #define PROOF_ROOM 4
+#endif
 /* Keys per bucket, on average, before one is split: a lookup reads about
    one bucket, 300-600 contiguous bytes. */
 #define BUCKET_LOAD 24
@@ -1436,6 +1441,11 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
             if (!proof_flush(s, layers, &batch, &live))
                 goto out;
         }
+#ifdef FCS_PROOF_TRACE /* scripts/measure_proof.py: what each layer held */
+        if (l->n)
+            fprintf(stderr, "layer %d: %llu positions; held with later layers: %llu; visited so far: %llu\n", h,
+                    (unsigned long long)l->n, (unsigned long long)live, (unsigned long long)s->proof_states);
+#endif
         live -= l->n;
         free_layer(l);
     }

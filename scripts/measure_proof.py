@@ -1,0 +1,103 @@
+"""How much a layered proof needs: positions per cards-home layer, the most held at once, peak memory.
+
+The survey's layered proof may hold 4 x ``--max-states`` positions at once
+(fcsurvey/_core/search.c, PROOF_ROOM).  To see what a deal's proof would need
+without that bound, this builds the C core as a standalone program with the
+room raised and a line printed per finished layer, and runs one deal:
+
+    python scripts/measure_proof.py 18032 --cells 1                  # room 1,000 x 1,000,000
+    python scripts/measure_proof.py 982 --cells 2 --room-factor 500  # at most 500 million held
+
+The complete search runs first with ``--max-states`` (default 1,000,000, so it
+is over quickly); the proof then gets ``--room-factor`` times that.  Needs a C
+compiler (``cc``).  Memory: about 20 bytes a position held, so size the room
+to the machine.  Prints each layer as it finishes, then the verdict, the total
+positions, the time and the peak resident memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CORE = Path(__file__).resolve().parent.parent / "fcsurvey" / "_core"
+SOURCES = ("search.c", "position.c", "deal.c")
+STATUS = ("solved", "unsolvable", "unknown")
+LIMIT = (None, "states", "time", "memory")
+
+MAIN = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "deal.h"
+#include "search.h"
+
+int main(int argc, char **argv)
+{
+    fcs_rules rules = {0, 8, BUILD_ALTERNATE, FILL_ANY, SEQ_LIMITED, 0};
+    fcs_limits limits = {0, 0};
+    fcs_result res;
+    fcs_pos start;
+    uint8_t deck[FCS_DECK_SIZE];
+    int k;
+    if (argc != 4 || fcs_shuffled_deck(strtoull(argv[1], NULL, 10), deck) != 0)
+        return 2;
+    rules.cells = atoi(argv[2]);
+    limits.max_states = strtoull(argv[3], NULL, 10);
+    memset(&start, 0, sizeof(start));
+    for (k = 0; k < FCS_DECK_SIZE; k++)
+        start.col[k % 8][start.len[k % 8]++] = (uint8_t)(deck[k] + 1);
+    fcs_solve(&rules, &start, &limits, &res);
+    printf("%d %d %llu\n", res.status, res.limit, (unsigned long long)res.states);
+    free(res.solution);
+    return 0;
+}
+"""
+
+
+def build(room_factor: int, workdir: Path) -> Path:
+    """Compile the core with the proof's room raised and its layer trace on."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        sys.exit("Error: no C compiler (cc) found")
+    (workdir / "main.c").write_text(MAIN)
+    program = workdir / "measure_proof"
+    subprocess.run([compiler, "-O2", f"-DPROOF_ROOM={room_factor}", "-DFCS_PROOF_TRACE", f"-I{CORE}",
+                    "-o", str(program), str(workdir / "main.c"), *(str(CORE / s) for s in SOURCES), "-lm"],
+                   check=True)
+    return program
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("deal", type=int, help="Microsoft deal number")
+    parser.add_argument("--cells", type=int, default=1, help="free cells (default 1)")
+    parser.add_argument("--max-states", type=int, default=1_000_000,
+                        help="the complete search's limit (default 1,000,000)")
+    parser.add_argument("--room-factor", type=int, default=1000,
+                        help="positions the proof may hold, per --max-states (default 1000)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        program = build(args.room_factor, Path(tmp))
+        started = time.perf_counter()
+        done = subprocess.run([str(program), str(args.deal), str(args.cells), str(args.max_states)],
+                              stdout=subprocess.PIPE, text=True)
+        elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"Error: the measurement program failed (exit {done.returncode})")
+    status, limit, states = (int(v) for v in done.stdout.split())
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    verdict = STATUS[status] + (f" ({LIMIT[limit]} limit)" if LIMIT[limit] else "")
+    cells = f"{args.cells} cell{'' if args.cells == 1 else 's'}"
+    print(f"deal {args.deal} with {cells}: {verdict}; {states:,} positions in all phases; "
+          f"{elapsed:.0f} s; peak RSS {peak_kib / 2**20:.2f} GiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+"""scripts/measure_proof.py builds the shipped C core with a bigger proof room and a layer trace."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from fcsurvey.rules import preset
+from fcsurvey.solver import Limits, solve
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "measure_proof.py"
+
+
+def measure(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, check=True)
+
+
+def test_with_the_shipped_room_it_gives_what_solve_gives():
+    # Deal 27 with one cell and room for 300 positions: the shipped room (4 x 300) runs out.
+    result = solve(27, preset("freecell", cells=1), Limits(max_states=300))
+    run = measure("27", "--cells", "1", "--max-states", "300", "--room-factor", "4")
+    assert (result.status, result.limit) == ("unknown", "states")
+    assert f"deal 27 with 1 cell: unknown (states limit); {result.states:,} positions" in run.stdout
+
+
+def test_with_more_room_it_finishes_and_reports_each_layer():
+    run = measure("27", "--cells", "1", "--max-states", "300", "--room-factor", "2000")
+    assert "deal 27 with 1 cell: unsolvable; 235,710 positions in all phases" in run.stdout
+    layers = [line for line in run.stderr.splitlines() if line.startswith("layer ")]
+    assert layers[0].startswith("layer 0: 3153 positions")
+    assert layers[-1] == "layer 4: 29724 positions; held with later layers: 29724; visited so far: 234772"
