@@ -26,6 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from fcsurvey.deals import MAX_DEAL
+from fcsurvey.rules import MAX_CELLS
+
 CORE = Path(__file__).resolve().parent.parent / "fcsurvey" / "_core"
 SOURCES = ("search.c", "position.c", "deal.c")
 STATUS = ("solved", "unsolvable", "unknown")
@@ -83,6 +86,12 @@ def main() -> None:
     parser.add_argument("--room-factor", type=int, default=1000,
                         help="positions the proof may hold, per --max-states (default 1000)")
     args = parser.parse_args()
+    if not 1 <= args.deal <= MAX_DEAL:
+        parser.error(f"deal {args.deal} is outside 1-{MAX_DEAL}")
+    if not 0 <= args.cells <= MAX_CELLS:
+        parser.error(f"--cells {args.cells} is outside 0-{MAX_CELLS}")
+    if args.max_states < 1 or args.room_factor < 1:
+        parser.error("--max-states and --room-factor must be at least 1")
     with tempfile.TemporaryDirectory() as tmp:
         program = build(args.room_factor, Path(tmp))
         started = time.perf_counter()

@@ -30,3 +30,9 @@ def test_with_more_room_it_finishes_and_reports_each_layer():
     layers = [line for line in run.stderr.splitlines() if line.startswith("layer ")]
     assert layers[0].startswith("layer 0: 3153 positions")
     assert layers[-1] == "layer 4: 29724 positions; held with later layers: 29724; visited so far: 234772"
+
+
+def test_bad_input_is_one_error_line_and_exit_2():
+    run = subprocess.run([sys.executable, str(SCRIPT), "27", "--cells", "11"], capture_output=True, text=True)
+    assert run.returncode == 2
+    assert run.stderr.splitlines()[-1].endswith("error: --cells 11 is outside 0-10")
