@@ -78,7 +78,8 @@ def build(room_factor: int, workdir: Path) -> Path:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("deal", type=int, help="Microsoft deal number")
     parser.add_argument("--cells", type=int, default=1, help="free cells (default 1)")
     parser.add_argument("--max-states", type=int, default=1_000_000,
