@@ -1,9 +1,11 @@
-"""How much a layered proof needs: positions per cards-home layer, the most held at once, peak memory.
+"""How much a layered proof needs: positions per layer, the most held at once, peak memory.
 
 The survey's layered proof may hold 4 x ``--max-states`` positions at once
 (fcsurvey/_core/search.c, PROOF_ROOM).  To see what a deal's proof would need
 without that bound, this builds the C core as a standalone program with the
-room raised and a line printed per finished layer, and runs one deal:
+room raised and a line printed per finished layer, and runs one deal.  A
+layer is named broken/home: out-of-order pairs the position has broken, and
+cards on the foundations (search.c, proof_layer_of).
 
     python scripts/measure_proof.py 18032 --cells 1                  # room 1,000 x 1,000,000
     python scripts/measure_proof.py 982 --cells 2 --room-factor 500  # at most 500 million held
@@ -12,12 +14,14 @@ The complete search runs first with ``--max-states`` (default 1,000,000, so it
 is over quickly); the proof then gets ``--room-factor`` times that.  Needs a C
 compiler (``cc``).  Memory: about 20 bytes a position held, so size the room
 to the machine.  Prints each layer as it finishes, then the verdict, the total
-positions, the time and the peak resident memory.
+positions, the most the proof held at once, the time and the peak resident
+memory.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import resource
 import shutil
 import subprocess
@@ -33,6 +37,7 @@ CORE = Path(__file__).resolve().parent.parent / "fcsurvey" / "_core"
 SOURCES = ("search.c", "position.c", "deal.c")
 STATUS = ("solved", "unsolvable", "unknown")
 LIMIT = (None, "states", "time", "memory")
+HELD = re.compile(r"held with later layers: (\d+)")
 
 MAIN = r"""
 #include <stdio.h>
@@ -96,17 +101,22 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         program = build(args.room_factor, Path(tmp))
         started = time.perf_counter()
-        done = subprocess.run([str(program), str(args.deal), str(args.cells), str(args.max_states)],
-                              stdout=subprocess.PIPE, text=True)
+        with subprocess.Popen([str(program), str(args.deal), str(args.cells), str(args.max_states)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as run:
+            held = 0
+            for line in run.stderr:
+                sys.stderr.write(line)
+                held = max(held, int(HELD.search(line).group(1)))
+            out = run.stdout.read()
         elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        sys.exit(f"Error: the measurement program failed (exit {done.returncode})")
-    status, limit, states = (int(v) for v in done.stdout.split())
+    if run.returncode != 0:
+        sys.exit(f"Error: the measurement program failed (exit {run.returncode})")
+    status, limit, states = (int(v) for v in out.split())
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     verdict = STATUS[status] + (f" ({LIMIT[limit]} limit)" if LIMIT[limit] else "")
     cells = f"{args.cells} cell{'' if args.cells == 1 else 's'}"
     print(f"deal {args.deal} with {cells}: {verdict}; {states:,} positions in all phases; "
-          f"{elapsed:.0f} s; peak RSS {peak_kib / 2**20:.2f} GiB")
+          f"most held at a layer's end {held:,}; {elapsed:.0f} s; peak RSS {peak_kib / 2**20:.2f} GiB")
 
 
 if __name__ == "__main__":
