@@ -245,3 +245,26 @@ def test_core_autoplay_rule_equals_the_engine(variant, foundation_return, founda
                    foundations=tuple(foundations))
     assert _fccore.safe_home(core_rules(rules), foundations, card) == \
         engine.is_safe_autoplay(pos, rules, card)
+
+
+def proof_layer(pos, rules):
+    """What the layered proof orders positions by (search.c, proof_layer_of):
+    out-of-order pairs left as dealt, fewest last, then cards home."""
+    disorder = sum(not engine.can_build(below, above, rules)
+                   for column in pos.columns for below, above in zip(column, column[1:]))
+    return -disorder, sum(pos.foundations)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(sorted(PRESETS)), number=st.integers(1, 8_589_934_591),
+       steps=st.integers(0, 120), data=st.data())
+def test_no_move_lowers_the_proof_layer_without_foundation_return(variant, number, steps, data):
+    rules = preset(variant, foundation_return=False)
+    pos = Position.from_deal(deal(number, rules))
+    for _ in range(steps):
+        moves = legal_moves(pos, rules)
+        if not moves:
+            break
+        child = engine.apply(pos, moves[data.draw(st.integers(0, len(moves) - 1))], rules)
+        assert proof_layer(child, rules) >= proof_layer(pos, rules)
+        pos = child
