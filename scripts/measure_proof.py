@@ -37,7 +37,7 @@ CORE = Path(__file__).resolve().parent.parent / "fcsurvey" / "_core"
 SOURCES = ("search.c", "position.c", "deal.c")
 STATUS = ("solved", "unsolvable", "unknown")
 LIMIT = (None, "states", "time", "memory")
-HELD = re.compile(r"held with later layers: (\d+)")
+HELD = re.compile(r"most held at once: (\d+)")
 
 MAIN = r"""
 #include <stdio.h>
@@ -116,7 +116,7 @@ def main() -> None:
     verdict = STATUS[status] + (f" ({LIMIT[limit]} limit)" if LIMIT[limit] else "")
     cells = f"{args.cells} cell{'' if args.cells == 1 else 's'}"
     print(f"deal {args.deal} with {cells}: {verdict}; {states:,} positions in all phases; "
-          f"most held at a layer's end {held:,}; {elapsed:.0f} s; peak RSS {peak_kib / 2**20:.2f} GiB")
+          f"most held at once {held:,}; {elapsed:.0f} s; peak RSS {peak_kib / 2**20:.2f} GiB")
 
 
 if __name__ == "__main__":

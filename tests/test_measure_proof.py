@@ -25,12 +25,18 @@ def test_with_the_shipped_room_it_gives_what_solve_gives():
 
 
 def test_with_more_room_it_finishes_and_reports_each_layer():
-    run = measure("27", "--cells", "1", "--max-states", "300", "--room-factor", "2000")
+    run = measure("27", "--cells", "1", "--max-states", "300", "--room-factor", "80")
     assert ("deal 27 with 1 cell: unsolvable; 235,710 positions in all phases; "
-            "most held at a layer's end 45,648;") in run.stdout
+            "most held at once 23,776;") in run.stdout
     layers = [line for line in run.stderr.splitlines() if line.startswith("layer ")]
-    assert layers[0] == "layer 9/0: 3 positions; held with later layers: 17; visited so far: 17"
-    assert layers[-1] == "layer 39/4: 256 positions; held with later layers: 256; visited so far: 234772"
+    assert layers[0] == "layer 9/0: 3 positions; most held at once: 17; visited so far: 17"
+    assert layers[-1] == "layer 39/4: 256 positions; most held at once: 129; visited so far: 234772"
+
+
+def test_the_most_held_is_the_room_the_proof_needs():
+    # 23,776 held at once: room for 24,000 (80 x 300) finishes, room for 23,700 does not.
+    run = measure("27", "--cells", "1", "--max-states", "300", "--room-factor", "79")
+    assert "deal 27 with 1 cell: unknown (states limit);" in run.stdout
 
 
 def test_bad_input_is_one_error_line_and_exit_2():

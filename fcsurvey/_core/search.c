@@ -1303,6 +1303,45 @@ static int layer_add(solver *s, proof_layer *l, uint64_t hash, const uint8_t *pa
     return 1;
 }
 
+/* Take a key out of layer l; 0 when it is not there.  A bucket's memory
+   shrinks with it, so an entry taken out of its layer frees its bytes. */
+static int layer_remove(proof_layer *l, uint64_t hash, const uint8_t *packed, int len)
+{
+    uint8_t fp = (uint8_t)(hash >> 56);
+    proof_bucket *b;
+    uint8_t *keys;
+    uint32_t i, at = 0, old_index, new_index;
+    if (!l->buckets)
+        return 0;
+    b = &l->buckets[bucket_of(l, hash)];
+    old_index = b->n ? index_bytes(b->n) : 0;
+    keys = b->data + old_index;
+    for (i = 0; i < b->n; at += b->data[2 * i + 1], i++)
+        if (b->data[2 * i] == fp && b->data[2 * i + 1] == len && memcmp(keys + at, packed, (size_t)len) == 0)
+            break;
+    if (i == b->n)
+        return 0;
+    memmove(keys + at, keys + at + len, b->used - at - (uint32_t)len);
+    memmove(b->data + 2 * i, b->data + 2 * i + 2, 2 * (b->n - i - 1u));
+    b->used -= (uint32_t)len;
+    new_index = index_bytes(b->n - 1u);
+    if (new_index != old_index)
+        memmove(b->data + new_index, keys, b->used);
+    if (i < b->done)
+        b->done--;
+    b->n--;
+    l->n--;
+    if (!b->n) {
+        free(b->data);
+        b->data = NULL;
+    } else if (bucket_bytes(b->n, b->used) != bucket_bytes(b->n + 1u, b->used + (uint32_t)len)) {
+        uint8_t *data = realloc(b->data, bucket_bytes(b->n, b->used));
+        if (data) /* else the bucket keeps its larger block, which is harmless */
+            b->data = data;
+    }
+    return 1;
+}
+
 /* A child waiting for its lookup. */
 typedef struct {
     uint64_t hash;
@@ -1329,8 +1368,34 @@ static int proof_layer_of(const fcs_rules *r, const fcs_pos *p)
     return ordered * (FCS_CARDS + 1) + p->found[0] + p->found[1] + p->found[2] + p->found[3];
 }
 
+/* Children gathered before their lookups, so each bucket can be fetched
+   well ahead of its use: the layers are far bigger than any cache. */
+#define PROOF_BATCH 1024
+
+/* The proof under way.  The layer being worked through holds only its
+   entries, the positions moves from lower layers reached; each is taken out
+   in turn, and the part of the layer it leads to within the layer is
+   gathered in `part`, worked through, then freed, taking out the entries it
+   meets on the way.  With the usual empty-column rule such moves can all be
+   undone, so the parts are the layer's connected pieces and each is visited
+   once; otherwise a part may overlap one gathered before, visited twice. */
+typedef struct {
+    proof_layer *layers; /* by proof_layer_of */
+    proof_layer part;
+    int current;
+    uint64_t live; /* positions held, in all layers and the part */
+    proof_child *kids;
+    int n_kids;
+} proof_run;
+
+/* Where a child's layer is kept: the current one grows only as its part. */
+static inline proof_layer *home_of(proof_run *run, int layer)
+{
+    return layer == run->current ? &run->part : &run->layers[layer];
+}
+
 /* Encode and pack p as child k, fetching its bucket's header ahead. */
-static void proof_key(const solver *s, proof_layer *layers, const fcs_pos *p, proof_child *k)
+static void proof_key(const solver *s, proof_run *run, const fcs_pos *p, proof_child *k)
 {
     uint64_t words[KEY_WORDS_MAX + 1];
     proof_layer *to;
@@ -1338,56 +1403,48 @@ static void proof_key(const solver *s, proof_layer *layers, const fcs_pos *p, pr
     pack_key(words, k->len, k->packed);
     k->hash = hash_packed(k->packed, k->len);
     k->layer = proof_layer_of(s->r, p);
-    to = &layers[k->layer];
+    to = home_of(run, k->layer);
     if (to->buckets)
         __builtin_prefetch(&to->buckets[bucket_of(to, k->hash)]);
-}
-
-/* Children gathered before their lookups, so each bucket can be fetched
-   well ahead of its use: the layers are far bigger than any cache. */
-#define PROOF_BATCH 1024
-
-typedef struct {
-    proof_child *kids;
-    int n;
-} proof_batch;
-
-static inline const proof_bucket *bucket_for(const proof_layer *layers, const proof_child *k)
-{
-    const proof_layer *to = &layers[k->layer];
-    return to->buckets ? &to->buckets[bucket_of(to, k->hash)] : NULL;
 }
 
 /* Look up (and add) the batch's children.  Their buckets' headers were
    fetched when they were made; fetching every bucket's index first lets
    those reads overlap instead of each lookup waiting for memory in turn
    (4% faster; fetching the matching keys too, in a second pass over the
-   indexes, cost more than it saved). */
-static int proof_flush(solver *s, proof_layer *layers, proof_batch *batch, uint64_t *live)
+   indexes, cost more than it saved).  A child that is one of the current
+   layer's entries moves to the part: it is visited now. */
+static int proof_flush(solver *s, proof_run *run)
 {
     int k;
-    for (k = 0; k < batch->n; k++) {
-        const proof_bucket *b = bucket_for(layers, &batch->kids[k]);
+    for (k = 0; k < run->n_kids; k++) {
+        const proof_layer *to = home_of(run, run->kids[k].layer);
+        const proof_bucket *b = to->buckets ? &to->buckets[bucket_of(to, run->kids[k].hash)] : NULL;
         if (b && b->n)
             __builtin_prefetch(b->data);
     }
-    for (k = 0; k < batch->n; k++)
-        if (!layer_add(s, &layers[batch->kids[k].layer], batch->kids[k].hash, batch->kids[k].packed,
-                       batch->kids[k].len, live))
+    for (k = 0; k < run->n_kids; k++) {
+        const proof_child *kid = &run->kids[k];
+        if (kid->layer == run->current &&
+            layer_remove(&run->layers[run->current], kid->hash, kid->packed, kid->len)) {
+            run->live--;
+            s->proof_states--; /* counted when it arrived as an entry */
+        }
+        if (!layer_add(s, home_of(run, kid->layer), kid->hash, kid->packed, kid->len, &run->live))
             return 0;
-    batch->n = 0;
+    }
+    run->n_kids = 0;
     return 1;
 }
 
-/* Expand the next unexpanded position of bucket b of layer l into the
+/* Expand the next unexpanded position of bucket b of the part into the
    batch; 0 when the proof must stop (a limit, or a win it cannot spell out). */
-static int proof_expand(solver *s, proof_layer *layers, proof_layer *l, uint64_t b, proof_batch *batch,
-                        uint64_t *live)
+static int proof_expand(solver *s, proof_run *run, uint64_t b)
 {
     const fcs_rules *r = s->r;
     fcs_move moves[FCS_MAX_MOVES];
     uint64_t words[KEY_WORDS_MAX + 1];
-    proof_bucket *bucket = &l->buckets[b];
+    proof_bucket *bucket = &run->part.buckets[b];
     fcs_pos p, child;
     int k, n;
 
@@ -1401,67 +1458,103 @@ static int proof_expand(solver *s, proof_layer *layers, proof_layer *l, uint64_t
             continue;
         if (fcs_is_won(&child))
             return 0;
-        proof_key(s, layers, &child, &batch->kids[batch->n++]);
+        proof_key(s, run, &child, &run->kids[run->n_kids++]);
     }
-    return batch->n < PROOF_BATCH || proof_flush(s, layers, batch, live);
+    return run->n_kids < PROOF_BATCH || proof_flush(s, run);
+}
+
+/* Work through the part, bucket by bucket, expanding what each holds
+   unexpanded, until a sweep finds nothing left: children landing in a
+   bucket already swept wait for the next sweep.  0 when the proof must stop. */
+static int proof_sweep_part(solver *s, proof_run *run, double deadline)
+{
+    int swept = 0;
+    while (!swept) {
+        uint64_t b;
+        swept = 1;
+        for (b = 0; b < run->part.n_buckets; b++)
+            while (run->part.buckets[b].done < run->part.buckets[b].n) {
+                swept = 0;
+                if (deadline && (s->expanded % TIME_CHECK_EVERY) == 0 && now_s() > deadline) {
+                    s->limit = FCS_LIMIT_TIME;
+                    return 0;
+                }
+                if (!proof_expand(s, run, b))
+                    return 0;
+            }
+        if (!proof_flush(s, run))
+            return 0;
+    }
+    return 1;
+}
+
+/* Take the current layer's next entry out and into the (empty) part. */
+static int proof_next_entry(solver *s, proof_run *run, uint64_t *from)
+{
+    proof_layer *l = &run->layers[run->current];
+    proof_child *kid = &run->kids[0];
+    proof_bucket *b;
+    while (l->buckets[*from].n == 0) /* emptied buckets never refill */
+        (*from)++;
+    b = &l->buckets[*from];
+    kid->len = b->data[1];
+    memcpy(kid->packed, b->data + index_bytes(b->n), (size_t)kid->len);
+    kid->hash = hash_packed(kid->packed, kid->len);
+    kid->layer = run->current;
+    run->n_kids = 1;
+    return proof_flush(s, run);
 }
 
 /* Returns PHASE_DONE with res->status FCS_UNSOLVABLE when every reachable
    position is visited; PHASE_GAVE_UP on a limit or on reaching a won
-   position (a win it cannot spell out: it keeps no paths).  A layer is
-   swept bucket by bucket, expanding what each holds unexpanded, until a
-   sweep finds nothing left: children landing in a bucket already swept wait
-   for the next sweep. */
+   position (a win it cannot spell out: it keeps no paths). */
 static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_result *res)
 {
-    proof_layer *layers = calloc(PROOF_LAYERS, sizeof(proof_layer));
-    uint64_t live = 0;
-    proof_batch batch = {malloc(sizeof(proof_child) * (PROOF_BATCH + FCS_MAX_MOVES)), 0};
+    proof_run run;
     int h, outcome = PHASE_GAVE_UP;
 
+    memset(&run, 0, sizeof(run));
+    run.layers = calloc(PROOF_LAYERS, sizeof(proof_layer));
+    run.kids = malloc(sizeof(proof_child) * (PROOF_BATCH + FCS_MAX_MOVES));
     s->proof_room = (uint64_t)s->max_states * PROOF_ROOM;
-    if (!layers || !batch.kids) {
+    if (!run.layers || !run.kids) {
         s->limit = FCS_LIMIT_MEMORY;
         goto out;
     }
-    proof_key(s, layers, root, &batch.kids[batch.n++]);
-    if (!proof_flush(s, layers, &batch, &live))
+    run.current = -1;
+    proof_key(s, &run, root, &run.kids[run.n_kids++]);
+    if (!proof_flush(s, &run))
         goto out;
     for (h = proof_layer_of(s->r, root); h < PROOF_LAYERS; h++) {
-        proof_layer *l = &layers[h];
-        int swept = 0;
-        while (!swept) {
-            uint64_t b;
-            swept = 1;
-            for (b = 0; b < l->n_buckets; b++)
-                while (l->buckets[b].done < l->buckets[b].n) {
-                    swept = 0;
-                    if (deadline && (s->expanded % TIME_CHECK_EVERY) == 0 && now_s() > deadline) {
-                        s->limit = FCS_LIMIT_TIME;
-                        goto out;
-                    }
-                    if (!proof_expand(s, layers, l, b, &batch, &live))
-                        goto out;
-                }
-            if (!proof_flush(s, layers, &batch, &live))
+        uint64_t from = 0, visited = 0, most = 0;
+        run.current = h;
+        while (run.layers[h].n) {
+            if (!proof_next_entry(s, &run, &from) || !proof_sweep_part(s, &run, deadline))
                 goto out;
+            visited += run.part.n;
+            if (run.live > most) /* a part's end: nothing held goes before */
+                most = run.live;
+            run.live -= run.part.n;
+            free_layer(&run.part);
         }
 #ifdef FCS_PROOF_TRACE /* scripts/measure_proof.py: what each layer held */
-        if (l->n)
-            fprintf(stderr, "layer %d/%d: %llu positions; held with later layers: %llu; visited so far: %llu\n",
-                    h / (FCS_CARDS + 1), h % (FCS_CARDS + 1), (unsigned long long)l->n,
-                    (unsigned long long)live, (unsigned long long)s->proof_states);
+        if (visited)
+            fprintf(stderr, "layer %d/%d: %llu positions; most held at once: %llu; visited so far: %llu\n",
+                    h / (FCS_CARDS + 1), h % (FCS_CARDS + 1), (unsigned long long)visited,
+                    (unsigned long long)most, (unsigned long long)s->proof_states);
+#else
+        (void)most;
 #endif
-        live -= l->n;
-        free_layer(l);
+        free_layer(&run.layers[h]);
     }
     res->status = FCS_UNSOLVABLE;
     outcome = PHASE_DONE;
 out:
-    for (h = 0; layers && h < PROOF_LAYERS; h++)
-        free_layer(&layers[h]);
-    free(layers);
-    free(batch.kids);
+    for (h = 0; run.layers && h < PROOF_LAYERS; h++)
+        free_layer(&run.layers[h]);
+    free_layer(&run.part);
+    free(run.layers);
+    free(run.kids);
     return outcome;
 }
 
