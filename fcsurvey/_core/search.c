@@ -202,7 +202,8 @@ static int encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay,
             int k = common_prefix(p->col[i], s->start.col[o], len < s->start.len[o] ? len : s->start.len[o]);
             anchored_col[o] = i;
             anchored_k[o] = k;
-            pairs += s->disorder[o][k];
+            if (disorder)
+                pairs += s->disorder[o][k];
         } else {
             int c = p->col[i][0];
             for (j = n_others; j > 0 && p->col[others[j - 1]][0] > c; j--)
