@@ -1312,8 +1312,9 @@ static int layer_add(solver *s, proof_layer *l, uint64_t hash, const uint8_t *pa
     return 1;
 }
 
-/* Take a key out of layer l; 0 when it is not there.  A bucket's memory
-   shrinks with it, so an entry taken out of its layer frees its bytes. */
+/* Take a key out of layer l, one never swept (its buckets' `done` is 0);
+   0 when it is not there.  A bucket's memory shrinks with it, so an entry
+   taken out of its layer frees its bytes. */
 static int layer_remove(proof_layer *l, uint64_t hash, const uint8_t *packed, int len)
 {
     uint8_t fp = (uint8_t)(hash >> 56);
@@ -1336,8 +1337,6 @@ static int layer_remove(proof_layer *l, uint64_t hash, const uint8_t *packed, in
     new_index = index_bytes(b->n - 1u);
     if (new_index != old_index)
         memmove(b->data + new_index, keys, b->used);
-    if (i < b->done)
-        b->done--;
     b->n--;
     l->n--;
     if (!b->n) {
