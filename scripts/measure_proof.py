@@ -36,7 +36,7 @@ from fcsurvey.rules import MAX_CELLS
 CORE = Path(__file__).resolve().parent.parent / "fcsurvey" / "_core"
 SOURCES = ("search.c", "position.c", "deal.c")
 STATUS = ("solved", "unsolvable", "unknown")
-LIMIT = (None, "states", "time", "memory")
+LIMIT = (None, "states", "time", "memory", "disk")
 HELD = re.compile(r"most held at once: (\d+)")
 
 MAIN = r"""
@@ -69,14 +69,14 @@ int main(int argc, char **argv)
 """
 
 
-def build(room_factor: int, workdir: Path) -> Path:
+def build(room_factor: int, disk_factor: int, workdir: Path) -> Path:
     """Compile the core with the proof's room raised and its layer trace on."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         sys.exit("Error: no C compiler (cc) found")
     (workdir / "main.c").write_text(MAIN)
     program = workdir / "measure_proof"
-    subprocess.run([compiler, "-O2", f"-DPROOF_ROOM={room_factor}", "-DFCS_PROOF_TRACE", f"-I{CORE}",
+    subprocess.run([compiler, "-O2", f"-DPROOF_ROOM={room_factor}", f"-DPROOF_DISK={disk_factor}", "-DFCS_PROOF_TRACE", f"-I{CORE}",
                     "-o", str(program), str(workdir / "main.c"), *(str(CORE / s) for s in SOURCES), "-lm"],
                    check=True)
     return program
@@ -91,15 +91,17 @@ def main() -> None:
                         help="the complete search's limit (default 1,000,000)")
     parser.add_argument("--room-factor", type=int, default=1000,
                         help="positions the proof may hold, per --max-states (default 1000)")
+    parser.add_argument("--disk-factor", type=int, default=8,
+                        help="positions the proof may write to disk, per position of room (default 8)")
     args = parser.parse_args()
     if not 1 <= args.deal <= MAX_DEAL:
         parser.error(f"deal {args.deal} is outside 1-{MAX_DEAL}")
     if not 0 <= args.cells <= MAX_CELLS:
         parser.error(f"--cells {args.cells} is outside 0-{MAX_CELLS}")
-    if args.max_states < 1 or args.room_factor < 1:
-        parser.error("--max-states and --room-factor must be at least 1")
+    if args.max_states < 1 or args.room_factor < 1 or args.disk_factor < 1:
+        parser.error("--max-states, --room-factor and --disk-factor must be at least 1")
     with tempfile.TemporaryDirectory() as tmp:
-        program = build(args.room_factor, Path(tmp))
+        program = build(args.room_factor, args.disk_factor, Path(tmp))
         started = time.perf_counter()
         with subprocess.Popen([str(program), str(args.deal), str(args.cells), str(args.max_states)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as run:

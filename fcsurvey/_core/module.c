@@ -10,7 +10,7 @@
 
 #include <time.h>
 
-static const char *const LIMIT_NAMES[] = {NULL, "states", "time", "memory"};
+static const char *const LIMIT_NAMES[] = {NULL, "states", "time", "memory", "disk"};
 static const char *const STATUS_NAMES[] = {"solved", "unsolvable", "unknown"};
 
 /* rules: (cells, columns, build, empty_fill, sequence, foundation_return). */

@@ -6,7 +6,7 @@
 #include "position.h"
 
 enum { FCS_SOLVED = 0, FCS_UNSOLVABLE = 1, FCS_UNKNOWN = 2 };
-enum { FCS_LIMIT_NONE = 0, FCS_LIMIT_STATES = 1, FCS_LIMIT_TIME = 2, FCS_LIMIT_MEMORY = 3 };
+enum { FCS_LIMIT_NONE = 0, FCS_LIMIT_STATES = 1, FCS_LIMIT_TIME = 2, FCS_LIMIT_MEMORY = 3, FCS_LIMIT_DISK = 4 };
 
 typedef struct {
     uint64_t max_states;
