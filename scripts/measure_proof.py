@@ -11,9 +11,13 @@ cards on the foundations (search.c, proof_layer_of).
     python scripts/measure_proof.py 982 --cells 2 --room-factor 500  # at most 500 million held
 
 The complete search runs first with ``--max-states`` (default 1,000,000, so it
-is over quickly); the proof then gets ``--room-factor`` times that.  Needs a C
-compiler (``cc``).  Memory: about 20 bytes a position held, so size the room
-to the machine.  Prints each layer as it finishes, then the verdict, the total
+is over quickly); the proof then gets ``--room-factor`` times that, and when it
+fills, sends the layers waiting their turn to a temporary file in $TMPDIR, up
+to ``--disk-factor`` times the room in keys (search.c's PROOF_DISK unless told).  Needs
+a C compiler (``cc``).  Memory: about 20 bytes a position held, so size the
+room to the machine.  Prints each layer as it finishes (what it visited, the
+most held at once and how much of that waited in higher layers, the positions
+visited and keys written to disk so far), then the verdict, the total
 positions, the most the proof held at once, the time and the peak resident
 memory.
 """
@@ -28,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Optional
 from pathlib import Path
 
 from fcsurvey.deals import MAX_DEAL
@@ -69,14 +74,15 @@ int main(int argc, char **argv)
 """
 
 
-def build(room_factor: int, disk_factor: int, workdir: Path) -> Path:
+def build(room_factor: int, disk_factor: Optional[int], workdir: Path) -> Path:
     """Compile the core with the proof's room raised and its layer trace on."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         sys.exit("Error: no C compiler (cc) found")
     (workdir / "main.c").write_text(MAIN)
     program = workdir / "measure_proof"
-    subprocess.run([compiler, "-O2", f"-DPROOF_ROOM={room_factor}", f"-DPROOF_DISK={disk_factor}", "-DFCS_PROOF_TRACE", f"-I{CORE}",
+    disk = [f"-DPROOF_DISK={disk_factor}"] if disk_factor else []
+    subprocess.run([compiler, "-O2", *disk, f"-DPROOF_ROOM={room_factor}", "-DFCS_PROOF_TRACE", f"-I{CORE}",
                     "-o", str(program), str(workdir / "main.c"), *(str(CORE / s) for s in SOURCES), "-lm"],
                    check=True)
     return program
@@ -91,14 +97,14 @@ def main() -> None:
                         help="the complete search's limit (default 1,000,000)")
     parser.add_argument("--room-factor", type=int, default=1000,
                         help="positions the proof may hold, per --max-states (default 1000)")
-    parser.add_argument("--disk-factor", type=int, default=8,
-                        help="positions the proof may write to disk, per position of room (default 8)")
+    parser.add_argument("--disk-factor", type=int,
+                        help="keys the proof may write to disk, per position of room (default: the shipped PROOF_DISK)")
     args = parser.parse_args()
     if not 1 <= args.deal <= MAX_DEAL:
         parser.error(f"deal {args.deal} is outside 1-{MAX_DEAL}")
     if not 0 <= args.cells <= MAX_CELLS:
         parser.error(f"--cells {args.cells} is outside 0-{MAX_CELLS}")
-    if args.max_states < 1 or args.room_factor < 1 or args.disk_factor < 1:
+    if args.max_states < 1 or args.room_factor < 1 or (args.disk_factor is not None and args.disk_factor < 1):
         parser.error("--max-states, --room-factor and --disk-factor must be at least 1")
     with tempfile.TemporaryDirectory() as tmp:
         program = build(args.room_factor, args.disk_factor, Path(tmp))

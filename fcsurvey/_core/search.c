@@ -1115,7 +1115,8 @@ static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_res
    (proof_layer_of): each layer is worked through in full, then freed,
    before any higher one.  Each layer keeps only its keys, each packed to
    its own length, in buckets by hash; the keys a bucket holds after its
-   expanded ones are the queue.  Moves are single cards, which reach every
+   expanded ones are the queue.  Higher layers go to disk when the room runs
+   out (spill_layer).  Moves are single cards, which reach every
    position sequence moves limited by free space reach (those are
    shortcuts); unlimited sequence moves are not, so then they are all
    tried.  Autoplay is the safe rule, so a position it skips past is
