@@ -36,24 +36,25 @@ def test_with_more_room_it_finishes_and_reports_each_layer():
 
 
 def test_with_less_room_the_higher_layers_go_to_disk_and_the_proof_is_the_same():
-    # Room for 15,600 (52 x 300): the layers waiting their turn are written out, and the
+    # Room for 15,900 (53 x 300): the layers waiting their turn are written out, and the
     # proof visits exactly the same 234,772 positions.
-    run = measure("27", "--cells", "1", "--max-states", "300", "--room-factor", "52")
+    run = measure("27", "--cells", "1", "--max-states", "300", "--room-factor", "53")
     assert ("deal 27 with 1 cell: unsolvable; 235,710 positions in all phases; "
-            "most held at once 15,412;") in run.stdout
+            "most held at once 15,788;") in run.stdout
     assert run.stderr.splitlines()[-1] == ("layer 39/4: 256 positions; most held at once: 129 "
                                            "(0 in higher layers); visited so far: 234772; "
-                                           "spilled so far: 38138")
+                                           "spilled so far: 34356")
 
 
 def test_the_room_must_still_hold_the_layer_being_worked_through():
-    # Layer 32/1 with its parts reaches 15,360 held: room for 15,300 (51 x 300) is too little.
-    run = measure("27", "--cells", "1", "--max-states", "300", "--room-factor", "51")
+    # Layer 32/1 with its parts reaches 15,360 held.  With room for 15,600 (52 x 300), sending
+    # every waiting layer to disk leaves less than an eighth of the room free: the proof stops.
+    run = measure("27", "--cells", "1", "--max-states", "300", "--room-factor", "52")
     assert "deal 27 with 1 cell: unknown (states limit);" in run.stdout
 
 
 def test_a_disk_share_too_small_for_the_spills_is_the_disk_limit():
-    run = measure("27", "--cells", "1", "--max-states", "300", "--room-factor", "52", "--disk-factor", "1")
+    run = measure("27", "--cells", "1", "--max-states", "300", "--room-factor", "53", "--disk-factor", "1")
     assert "deal 27 with 1 cell: unknown (disk limit);" in run.stdout
 
 

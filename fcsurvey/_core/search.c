@@ -6,9 +6,12 @@
    every legal move (single cards, plus sequence moves), with safe autoplay
    applied after each one; when the open list runs dry every reachable
    position has been seen, which proves the deal unsolvable. */
+#define _POSIX_C_SOURCE 200809L /* pread, pwrite, mkstemp, clock_gettime */
+#define _FILE_OFFSET_BITS 64     /* the proof's spill file outgrows 2 GiB */
 #include "search.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1403,8 +1406,8 @@ static int spill_open(proof_run *run)
     run->spill_fd = mkstemp(path);
     if (run->spill_fd < 0)
         return 0;
-    unlink(path);
-    return 1;
+    /* Closed on exec, so no other program keeps its space alive. */
+    return unlink(path) == 0 && fcntl(run->spill_fd, F_SETFD, FD_CLOEXEC) == 0;
 }
 
 static int write_at(int fd, const uint8_t *data, size_t bytes, uint64_t offset)
@@ -1491,14 +1494,16 @@ failed: /* past its share of the disk, or the disk (or memory) would not take it
 
 /* Out of room: send the higher layers to disk, highest first, until half
    the room is free; 0 (s->limit says why) when what must stay in memory,
-   the current layer and its part, fills the room by itself. */
+   the current layer and its part, fills all but an eighth of the room by
+   itself (less would mean a spill, with its scan of every layer, every few
+   positions). */
 static int make_room(solver *s, proof_run *run)
 {
     int h;
     for (h = PROOF_LAYERS - 1; h > run->current && run->live > s->proof_room / 2; h--)
         if (run->layers[h].n && !spill_layer(s, run, h))
             return 0;
-    if (run->live >= s->proof_room) {
+    if (run->live > s->proof_room - s->proof_room / 8) {
         s->limit = FCS_LIMIT_STATES;
         return 0;
     }
@@ -1564,6 +1569,10 @@ static int load_layer(solver *s, proof_run *run, int h)
                 at += more;
             }
             len = run->in[pos];
+            if (len > KEY_WORDS_MAX * 8) { /* not what was written */
+                s->limit = FCS_LIMIT_DISK;
+                return 0;
+            }
             if (!layer_add(s, run, &run->layers[h], hash_packed(run->in + pos + 1, len), run->in + pos + 1, len))
                 return 0;
             pos += 1u + len;
