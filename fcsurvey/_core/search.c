@@ -6,8 +6,8 @@
    every legal move (single cards, plus sequence moves), with safe autoplay
    applied after each one; when the open list runs dry every reachable
    position has been seen, which proves the deal unsolvable. */
-#define _POSIX_C_SOURCE 200809L /* pread, pwrite, mkstemp, clock_gettime */
-#define _FILE_OFFSET_BITS 64     /* the proof's spill file outgrows 2 GiB */
+#define _GNU_SOURCE          /* pread, pwrite, mkstemp, clock_gettime; on Linux, fallocate */
+#define _FILE_OFFSET_BITS 64 /* the proof's spill file outgrows 2 GiB */
 #include "search.h"
 
 #include <errno.h>
@@ -179,15 +179,25 @@ typedef struct {
     int columns, n_cells;
 } layout;
 
+/* A position's out-of-order pairs (a card on one it does not build on):
+   how many its columns hold, and which, as how many each start column still
+   holds in its dealt prefix (in start-column order, so the same for every
+   reordering of the columns).  The layered proof orders positions by them
+   (proof_layer_of). */
+typedef struct {
+    int count;
+    uint64_t which;
+} dealt_pairs;
+
 /* Write p's key, and when `lay` is given the order it lists columns and cells
    in, and when `disorder` is given the out-of-order pairs p holds (they lie
    in the dealt prefixes the key names); returns the key's length in bits. */
-static int encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay, int *disorder)
+static int encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay, dealt_pairs *pairs)
 {
     const fcs_rules *r = s->r;
     int anchored_col[FCS_MAX_COLS], anchored_k[FCS_MAX_COLS], others[FCS_MAX_COLS];
     uint8_t cells[FCS_MAX_CELLS];
-    int n_others = 0, n_cells = 0, pairs = 0, i, j, o;
+    int n_others = 0, n_cells = 0, i, j, o;
     bits b;
 
     for (i = 0; i < KEY_WORDS_MAX; i++)
@@ -205,8 +215,6 @@ static int encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay,
             int k = common_prefix(p->col[i], s->start.col[o], len < s->start.len[o] ? len : s->start.len[o]);
             anchored_col[o] = i;
             anchored_k[o] = k;
-            if (disorder)
-                pairs += s->disorder[o][k];
         } else {
             int c = p->col[i][0];
             for (j = n_others; j > 0 && p->col[others[j - 1]][0] > c; j--)
@@ -254,8 +262,15 @@ static int encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay,
         memcpy(lay->cells, cells, (size_t)n_cells);
         lay->n_cells = n_cells;
     }
-    if (disorder)
-        *disorder = pairs;
+    if (pairs) {
+        pairs->count = 0;
+        pairs->which = 0;
+        for (o = 0; o < r->columns; o++) {
+            int held = anchored_col[o] < 0 ? 0 : s->disorder[o][anchored_k[o]];
+            pairs->count += held;
+            pairs->which = pairs->which * (FCS_MAX_COL_LEN + 1) + (uint64_t)held;
+        }
+    }
     return b.pos;
 }
 
@@ -1337,11 +1352,26 @@ typedef struct {
    finished and freed before any higher one.  Ordering by the pairs first
    holds fewest positions at once: on 1-cell deal 27, 45,648 against
    120,821 by cards home alone and 68,992 by the sum of the two; on 1568,
-   30 million against 95 million by cards home alone. */
-#define PROOF_LAYERS (FCS_CARDS * (FCS_CARDS + 1))
-static int proof_layer_of(int disorder, const fcs_pos *p)
+   30 million against 95 million by cards home alone.
+
+   Within a layer, a move changes neither which pairs are held (none is
+   broken, none can be made) nor how many cards of each suit are home (none
+   goes, as the total stays).  So positions differing in either never reach
+   each other within the layer, and the layer splits into PROOF_GROUPS
+   groups by a hash of the two, worked through one after the other: only
+   the group under way must stay in memory, the others wait their turn, on
+   disk if need be (make_room). */
+#define PROOF_GROUPS 64
+#define PROOF_LAYERS (FCS_CARDS * (FCS_CARDS + 1) * PROOF_GROUPS)
+static int proof_layer_of(const dealt_pairs *pairs, const fcs_pos *p)
 {
-    return (FCS_CARDS - 1 - disorder) * (FCS_CARDS + 1) + p->found[0] + p->found[1] + p->found[2] + p->found[3];
+    uint64_t h = pairs->which;
+    int i;
+    for (i = 0; i < FCS_NUM_SUITS; i++)
+        h = h * (FCS_RANKS + 1) + p->found[i];
+    h *= 0x9E3779B97F4A7C15ull;
+    return ((FCS_CARDS - 1 - pairs->count) * (FCS_CARDS + 1) + p->found[0] + p->found[1] + p->found[2] + p->found[3]) *
+               PROOF_GROUPS + (int)((h >> 32) % PROOF_GROUPS);
 }
 
 /* Children gathered before their lookups, so each bucket can be fetched
@@ -1350,7 +1380,7 @@ static int proof_layer_of(int disorder, const fcs_pos *p)
 
 /* Where one spilled batch of a layer's keys lies in the spill file. */
 typedef struct {
-    uint64_t offset, bytes;
+    uint64_t offset, bytes, keys;
 } spill_segment;
 
 typedef struct {
@@ -1378,6 +1408,7 @@ typedef struct {
     int spill_fd;        /* -1 until the first spill */
     uint64_t spill_end;  /* bytes written to it */
     uint64_t spilled;    /* keys written to it */
+    uint64_t waiting;    /* keys in it not yet read back */
     uint8_t *out, *in;   /* SPILL_BUFFER bytes each */
 } proof_run;
 
@@ -1389,9 +1420,11 @@ typedef struct {
    go to a temporary file, highest first (they wait longest), until half the
    room is free; a layer's keys come back, duplicates dropped, when its turn
    comes.  A key may be written more than once (it can arrive again after
-   its layer went out), so the file is bounded too: PROOF_DISK times the
-   room, in keys.  The file is unlinked as soon as it is made, so it goes
-   with the process, however that ends. */
+   its layer went out), so the file is bounded too: what waits in it may be
+   PROOF_DISK times the room, in keys (on Linux the space of what was read
+   back is given back at once; elsewhere the file keeps it, and holds up to
+   that much more than waits).  The file is unlinked as soon as it is made,
+   so it goes with the process, however that ends. */
 #ifndef PROOF_DISK
 #define PROOF_DISK 8
 #endif
@@ -1440,6 +1473,18 @@ static int read_at(int fd, uint8_t *data, size_t bytes, uint64_t offset)
     return 1;
 }
 
+/* A segment read back: give its disk space back where the system can. */
+static void release_segment(proof_run *run, const spill_segment *segment)
+{
+#if defined(__linux__) && defined(FALLOC_FL_PUNCH_HOLE)
+    (void)fallocate(run->spill_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)segment->offset,
+                    (off_t)segment->bytes);
+#else
+    (void)run;
+    (void)segment;
+#endif
+}
+
 /* Write layer h's keys (each as its length, then its bytes) as one more
    segment of the file, and free the layer. */
 static int spill_layer(solver *s, proof_run *run, int h)
@@ -1448,8 +1493,10 @@ static int spill_layer(solver *s, proof_run *run, int h)
     spill_list *list = &run->on_disk[h];
     uint64_t b, offset = run->spill_end;
     size_t used = 0;
-    if (run->spilled + l->n > s->proof_room * PROOF_DISK)
-        goto failed;
+    if (run->waiting + l->n > s->proof_room * PROOF_DISK) {
+        s->limit = FCS_LIMIT_STATES; /* its share, like the room, comes from max_states */
+        return 0;
+    }
     if (list->n == list->alloc) {
         uint32_t alloc = list->alloc ? list->alloc * 2 : 4;
         spill_segment *segments = realloc(list->segments, sizeof(spill_segment) * alloc);
@@ -1482,12 +1529,14 @@ static int spill_layer(solver *s, proof_run *run, int h)
         goto failed;
     run->spill_end += used;
     list->segments[list->n].offset = offset;
-    list->segments[list->n++].bytes = run->spill_end - offset;
+    list->segments[list->n].bytes = run->spill_end - offset;
+    list->segments[list->n++].keys = l->n;
     run->spilled += l->n;
+    run->waiting += l->n;
     run->live -= l->n;
     free_layer(l);
     return 1;
-failed: /* past its share of the disk, or the disk (or memory) would not take it */
+failed: /* the disk (or memory) would not take it */
     s->limit = FCS_LIMIT_DISK;
     return 0;
 }
@@ -1577,6 +1626,8 @@ static int load_layer(solver *s, proof_run *run, int h)
                 return 0;
             pos += 1u + len;
         }
+        run->waiting -= list->segments[k].keys;
+        release_segment(run, &list->segments[k]);
     }
     free(list->segments);
     memset(list, 0, sizeof(*list));
@@ -1594,11 +1645,11 @@ static void proof_key(const solver *s, proof_run *run, const fcs_pos *p, proof_c
 {
     uint64_t words[KEY_WORDS_MAX + 1];
     proof_layer *to;
-    int disorder;
-    k->len = (encode(s, p, words, NULL, &disorder) + 7) / 8;
+    dealt_pairs pairs;
+    k->len = (encode(s, p, words, NULL, &pairs) + 7) / 8;
     pack_key(words, k->len, k->packed);
     k->hash = hash_packed(k->packed, k->len);
-    k->layer = proof_layer_of(disorder, p);
+    k->layer = proof_layer_of(&pairs, p);
     to = home_of(run, k->layer);
     if (to->buckets)
         __builtin_prefetch(&to->buckets[bucket_of(to, k->hash)]);
@@ -1705,6 +1756,7 @@ static int proof_next_entry(solver *s, proof_run *run, uint64_t *from)
 static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_result *res)
 {
     proof_run run;
+    uint64_t visited = 0, most = 0, most_higher = 0; /* in the layer's groups so far */
     int h, outcome = PHASE_GAVE_UP;
 
     memset(&run, 0, sizeof(run));
@@ -1725,7 +1777,7 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
     if (!proof_flush(s, &run))
         goto out;
     for (; h < PROOF_LAYERS; h++) {
-        uint64_t from = 0, visited = 0, most = 0, most_higher = 0;
+        uint64_t from = 0;
         run.current = h;
         if (!load_layer(s, &run, h))
             goto out;
@@ -1741,17 +1793,18 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
             run.live -= run.part.n;
             free_layer(&run.part);
         }
-#ifdef FCS_PROOF_TRACE /* scripts/measure_proof.py: what each layer held */
-        if (visited)
-            fprintf(stderr, "layer %d/%d: %llu positions; most held at once: %llu (%llu in higher layers); "
-                    "visited so far: %llu; spilled so far: %llu\n", h / (FCS_CARDS + 1), h % (FCS_CARDS + 1),
-                    (unsigned long long)visited, (unsigned long long)most, (unsigned long long)most_higher,
-                    (unsigned long long)s->proof_states, (unsigned long long)run.spilled);
-#else
-        (void)most;
-        (void)most_higher;
-#endif
         free_layer(&run.layers[h]);
+        if (h % PROOF_GROUPS == PROOF_GROUPS - 1) { /* the last group of its layer */
+#ifdef FCS_PROOF_TRACE /* scripts/measure_proof.py: what each layer held */
+            if (visited)
+                fprintf(stderr, "layer %d/%d: %llu positions; most held at once: %llu (%llu in higher layers); "
+                        "visited so far: %llu; spilled so far: %llu\n", h / PROOF_GROUPS / (FCS_CARDS + 1),
+                        h / PROOF_GROUPS % (FCS_CARDS + 1), (unsigned long long)visited, (unsigned long long)most,
+                        (unsigned long long)most_higher, (unsigned long long)s->proof_states,
+                        (unsigned long long)run.spilled);
+#endif
+            visited = most = most_higher = 0;
+        }
     }
     res->status = FCS_UNSOLVABLE;
     outcome = PHASE_DONE;
