@@ -1422,8 +1422,8 @@ typedef struct {
    comes.  A key may be written more than once (it can arrive again after
    its layer went out), so the file is bounded too: what waits in it may be
    PROOF_DISK times the room, in keys (on Linux the space of what was read
-   back is given back at once; elsewhere the file keeps it, and holds up to
-   that much more than waits).  The file is unlinked as soon as it is made,
+   back is given back at once; elsewhere the file keeps it until the proof
+   ends, so it can grow past that).  The file is unlinked as soon as it is made,
    so it goes with the process, however that ends. */
 #ifndef PROOF_DISK
 #define PROOF_DISK 8
@@ -1443,25 +1443,12 @@ static int spill_open(proof_run *run)
     return unlink(path) == 0 && fcntl(run->spill_fd, F_SETFD, FD_CLOEXEC) == 0;
 }
 
-static int write_at(int fd, const uint8_t *data, size_t bytes, uint64_t offset)
+/* Write (or read) all of `bytes` at `offset`, whatever the system does in
+   one call; 0 on failure. */
+static int transfer(int fd, uint8_t *data, size_t bytes, uint64_t offset, int writing)
 {
     while (bytes) {
-        ssize_t done = pwrite(fd, data, bytes, (off_t)offset);
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done <= 0)
-            return 0;
-        data += done;
-        bytes -= (size_t)done;
-        offset += (uint64_t)done;
-    }
-    return 1;
-}
-
-static int read_at(int fd, uint8_t *data, size_t bytes, uint64_t offset)
-{
-    while (bytes) {
-        ssize_t done = pread(fd, data, bytes, (off_t)offset);
+        ssize_t done = writing ? pwrite(fd, data, bytes, (off_t)offset) : pread(fd, data, bytes, (off_t)offset);
         if (done < 0 && errno == EINTR)
             continue;
         if (done <= 0)
@@ -1514,7 +1501,7 @@ static int spill_layer(solver *s, proof_run *run, int h)
         for (i = 0; i < bucket->n; i++) {
             uint8_t len = bucket->data[2 * i + 1];
             if (used + 1 + len > SPILL_BUFFER) {
-                if (!write_at(run->spill_fd, run->out, used, run->spill_end))
+                if (!transfer(run->spill_fd, run->out, used, run->spill_end, 1))
                     goto failed;
                 run->spill_end += used;
                 used = 0;
@@ -1525,7 +1512,7 @@ static int spill_layer(solver *s, proof_run *run, int h)
             key += len;
         }
     }
-    if (!write_at(run->spill_fd, run->out, used, run->spill_end))
+    if (!transfer(run->spill_fd, run->out, used, run->spill_end, 1))
         goto failed;
     run->spill_end += used;
     list->segments[list->n].offset = offset;
@@ -1610,7 +1597,7 @@ static int load_layer(solver *s, proof_run *run, int h)
                 memmove(run->in, run->in + pos, have - pos);
                 have -= pos;
                 pos = 0;
-                if (!read_at(run->spill_fd, run->in + have, more, at)) {
+                if (!transfer(run->spill_fd, run->in + have, more, at, 0)) {
                     s->limit = FCS_LIMIT_DISK;
                     return 0;
                 }
