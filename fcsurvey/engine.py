@@ -190,6 +190,14 @@ def is_safe_autoplay(pos: Position, rules: Rules, card: int) -> bool:
       must also hold r-2 (X's own suit holds r-1 already).
     * Any suit: every other foundation must hold rank r-1 (which also covers
       the rank r-2 cards that returned r-1 cards could hold).
+    * Alternate colours without foundation return, second case: the
+      opposite-colour foundations hold r-2 and the other same-colour one r-3.
+      Then at most an opposite-colour r-1 card, and on it the other
+      same-colour r-2 card, can ever hang on X (X's own r-2 is home, and so
+      are the opposite-colour r-3 cards that would go on that), and each of
+      them is the next card of its foundation.  So a win from before can put
+      each of them home instead of on X (or on one already sent home so), and
+      drop the later moves of cards sent home: still a win, no longer.
     """
     if not is_next_home(pos, card):
         raise ValueError(f"{card_text(card)} is not the next card for its foundation")
@@ -201,9 +209,11 @@ def is_safe_autoplay(pos: Position, rules: Rules, card: int) -> bool:
         return all(pos.foundations[s] >= r - 1 for s in others)
     opposite = [s for s in others if (s in RED_SUITS) != is_red(card)]
     same_colour = [s for s in others if (s in RED_SUITS) == is_red(card)]
-    if any(pos.foundations[s] < r - 1 for s in opposite):
-        return False
-    return not rules.foundation_return or all(pos.foundations[s] >= r - 2 for s in same_colour)
+    holders = min(pos.foundations[s] for s in opposite)
+    others = min(pos.foundations[s] for s in same_colour)
+    if rules.foundation_return:
+        return holders >= r - 1 and others >= r - 2
+    return holders >= r - 1 or (holders >= r - 2 and others >= r - 3)
 
 
 def top_card(pos: Position, loc: Location) -> Optional[int]:

@@ -295,17 +295,25 @@ def homes(c=0, d=0, h=0, s=0) -> Position:
     ("alternate", False, (0, 0, 0, 0), "AH", True),
     ("alternate", True, (0, 0, 1, 0), "2H", True),
     ("any", True, (0, 0, 0, 1), "2S", True),
-    # alternate colours: both black foundations must hold rank r-1
+    # alternate colours: both black foundations must hold rank r-1 ...
     ("alternate", False, (2, 0, 2, 2), "3H", True),
-    ("alternate", False, (1, 0, 2, 2), "3H", False),
-    ("alternate", False, (2, 0, 2, 1), "3H", False),
-    ("alternate", False, (5, 0, 5, 5), "6H", True),  # the other red suit does not matter without return
+    ("alternate", False, (0, 0, 2, 2), "3H", False),
+    ("alternate", False, (2, 2, 2, 0), "3H", False),
+    ("alternate", False, (5, 0, 5, 5), "6H", True),  # the other red suit does not matter then
+    # ... or, without foundation return, r-2, with the other red foundation at r-3
+    ("alternate", False, (1, 0, 2, 2), "3H", True),
+    ("alternate", False, (4, 3, 5, 4), "6H", True),
+    ("alternate", False, (4, 2, 5, 4), "6H", False),
+    ("alternate", False, (4, 3, 5, 3), "6H", False),
+    ("alternate", False, (3, 4, 4, 5), "6S", True),
+    ("alternate", False, (2, 4, 4, 5), "6S", False),
     # ... and with foundation return the other red foundation must hold r-2
     ("alternate", True, (5, 4, 5, 5), "6H", True),
     ("alternate", True, (5, 3, 5, 5), "6H", False),
     ("alternate", True, (4, 6, 6, 4), "5S", True),
     ("alternate", True, (2, 4, 4, 4), "5S", False),  # the other black suit needs 3
     ("alternate", True, (4, 3, 4, 4), "5S", False),  # diamonds need 4
+    ("alternate", True, (4, 3, 5, 4), "6H", False),  # r-2 and r-3 are not enough with return
     # same suit: always safe
     ("suit", False, (0, 0, 9, 0), "TH", True),
     ("suit", True, (0, 0, 9, 0), "TH", True),
@@ -326,16 +334,17 @@ def test_is_safe_autoplay_needs_the_next_card():
 
 
 def test_autoplay_sends_safe_cards_home_only():
-    # 3C waits for 2H (both red twos must be home); then 3H (black twos home)
-    # follows, but 4C needs both red threes and 3D is not home.
-    pos = board(["3C", "2H", "3H"], cells=["4C"], foundations=(2, 2, 1, 2))
+    # 3C goes though 2D is not home: both red aces are, and the spades hold
+    # at least an ace's worth less (r-3 = 0).  2H always goes, then 3H (both
+    # black twos home).  4C stays: the diamonds hold only the ace.
+    pos = board(["3C", "2H", "3H"], cells=["4C"], foundations=(2, 1, 1, 2))
     auto, moves = autoplay(pos, FREECELL)
     tokens = []
     for move in moves:
         tokens.append(move_to_token(move, pos, FREECELL))
         pos = apply(pos, move, FREECELL)
-    assert tokens == ["2h", "1h", "3h"]
-    assert auto == pos and auto.foundations == (3, 2, 3, 2) and auto.cells[0] == parse_card("4C")
+    assert tokens == ["1h", "2h", "3h"]
+    assert auto == pos and auto.foundations == (3, 1, 3, 2) and auto.cells[0] == parse_card("4C")
 
 
 def test_autoplay_finishes_a_won_game():
@@ -345,8 +354,10 @@ def test_autoplay_finishes_a_won_game():
 
 
 def test_autoplay_stops_at_unsafe_cards():
-    # 3H needs both black twos home; only the two of clubs is.
-    pos = board(["9S 3H", "4C"], foundations=(2, 2, 2, 1))
+    # 3H needs both black twos home, or both black aces with the diamonds
+    # anywhere; the ace of spades is not home.  4C needs both red threes, or
+    # both red twos with the ace of spades.
+    pos = board(["9S 3H", "4C"], foundations=(2, 2, 2, 0))
     auto, moves = autoplay(pos, FREECELL)
     assert moves == [] and auto == pos
     assert Move(Location(COLUMN, 0), Location(FOUNDATION, 2)) in legal_moves(pos, FREECELL)

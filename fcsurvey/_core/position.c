@@ -49,23 +49,36 @@ int fcs_capacity(const fcs_rules *r, const fcs_pos *p, int dest_empty)
    directly instead.  With same-suit building the only card that builds on X
    is its own predecessor, already home.  Without foundation return home cards
    never come back; with it, a home card Y of rank r-1 would only come down to
-   hold the rank r-2 cards that build on Y, so those must be home too. */
+   hold the rank r-2 cards that build on Y, so those must be home too.
+
+   Alternate colours without foundation return have a second case: both
+   opposite-colour foundations hold r-2 and the other same-colour one r-3.
+   Then what can ever hang on X is at most an opposite-colour r-1 card and
+   on that the other same-colour r-2 card (X's own suit's r-2 is home, and
+   the opposite-colour r-3 cards that would go on that are home), and each
+   of those is the next card of its foundation.  So in any win from the
+   position before, every move that puts one of them on X, or on one
+   already sent home this way, can send it home instead, and every later
+   move of a card sent home is dropped: the win stays a win, no longer. */
 int fcs_safe_home(const fcs_rules *r, const uint8_t found[FCS_NUM_SUITS], int card)
 {
     int rank = CARD_RANK(card), suit = CARD_SUIT(card), t;
+    int holders = FCS_RANKS, others = FCS_RANKS; /* lowest foundation of suits whose r-1 builds on it, of the rest */
     if (rank <= 2 || r->build == BUILD_SUIT)
         return 1;
     for (t = 0; t < FCS_NUM_SUITS; t++) {
         if (t == suit)
             continue;
         if (r->build == BUILD_ANY || SUIT_RED(t) != SUIT_RED(suit)) {
-            if (found[t] < rank - 1)
-                return 0;
-        } else if (r->foundation_return && found[t] < rank - 2) {
-            return 0;
+            if (found[t] < holders)
+                holders = found[t];
+        } else if (found[t] < others) {
+            others = found[t];
         }
     }
-    return 1;
+    if (r->foundation_return)
+        return holders >= rank - 1 && others >= rank - 2;
+    return holders >= rank - 1 || (r->build == BUILD_ALTERNATE && holders >= rank - 2 && others >= rank - 3);
 }
 
 int fcs_is_won(const fcs_pos *p)
