@@ -1246,97 +1246,23 @@ static inline const uint8_t *bucket_key(const proof_bucket *b, uint32_t i)
     return key;
 }
 
-/* Buckets' memory.  A bucket changes size by BUCKET_GRAIN bytes every key
-   or two, and with hundreds of millions of them malloc spent a fifth of a
-   large proof's time (measured with perf on 2-cell deal 982).  So blocks up
-   to SLAB_CLASSES grains come from arenas, each size with its list of
-   blocks given back; a bucket passes through every size as it grows, so
-   what one gives back the next one takes.  Larger blocks use malloc. */
-#define SLAB_CLASSES 64
-#define SLAB_ARENA ((size_t)1 << 20)
-typedef struct slab_arena_s {
-    struct slab_arena_s *prev;
-} slab_arena;
-
-typedef struct {
-    void *unused[SLAB_CLASSES + 1]; /* by grains; each block's first bytes link the next */
-    uint8_t *next, *end;            /* what is left of the newest arena */
-    slab_arena *arenas;             /* newest first */
-} slab;
-
-static void *slab_take(slab *sl, uint32_t bytes)
-{
-    uint32_t grains = bytes / BUCKET_GRAIN;
-    void *block = sl->unused[grains];
-    if (block) {
-        memcpy(&sl->unused[grains], block, sizeof(void *));
-        return block;
-    }
-    if ((size_t)(sl->end - sl->next) < bytes) {
-        slab_arena *a = malloc(SLAB_ARENA);
-        if (!a)
-            return NULL;
-        a->prev = sl->arenas;
-        sl->arenas = a;
-        sl->next = (uint8_t *)a + BUCKET_GRAIN; /* blocks stay aligned as malloc's are */
-        sl->end = (uint8_t *)a + SLAB_ARENA;
-    }
-    block = sl->next;
-    sl->next += bytes;
-    return block;
-}
-
-/* Give block `data` of `old_bytes` (0: none) a size of `new_bytes` (0: free
-   it), keeping what fits; NULL when out of memory, the old block kept. */
-static uint8_t *slab_resize(slab *sl, uint8_t *data, uint32_t old_bytes, uint32_t new_bytes)
-{
-    uint8_t *moved = NULL;
-    if (old_bytes > SLAB_CLASSES * BUCKET_GRAIN && new_bytes > SLAB_CLASSES * BUCKET_GRAIN)
-        return realloc(data, new_bytes);
-    if (new_bytes) {
-        moved = new_bytes > SLAB_CLASSES * BUCKET_GRAIN ? malloc(new_bytes) : slab_take(sl, new_bytes);
-        if (!moved)
-            return NULL;
-        memcpy(moved, data, old_bytes < new_bytes ? old_bytes : new_bytes);
-    }
-    if (old_bytes > SLAB_CLASSES * BUCKET_GRAIN) {
-        free(data);
-    } else if (old_bytes) {
-        memcpy(data, &sl->unused[old_bytes / BUCKET_GRAIN], sizeof(void *));
-        sl->unused[old_bytes / BUCKET_GRAIN] = data;
-    }
-    return moved;
-}
-
-static void slab_release(slab *sl)
-{
-    while (sl->arenas) {
-        slab_arena *a = sl->arenas;
-        sl->arenas = a->prev;
-        free(a);
-    }
-    memset(sl, 0, sizeof(*sl));
-}
-
-static void free_layer(slab *sl, proof_layer *l)
+static void free_layer(proof_layer *l)
 {
     uint64_t i;
     for (i = 0; i < l->n_buckets; i++)
-        if (l->buckets[i].n)
-            slab_resize(sl, l->buckets[i].data, bucket_bytes(l->buckets[i].n, l->buckets[i].used), 0);
+        free(l->buckets[i].data);
     free(l->buckets);
     memset(l, 0, sizeof(*l));
 }
 
 /* Append a key to bucket b; 0 when out of memory or the bucket is full. */
-static int bucket_append(slab *sl, proof_bucket *b, uint8_t fp, const uint8_t *key, uint32_t len)
+static int bucket_append(proof_bucket *b, uint8_t fp, const uint8_t *key, uint32_t len)
 {
     uint32_t old_index = index_bytes(b->n), new_index = index_bytes(b->n + 1u);
     if (b->n == BUCKET_MAX)
         return 0;
     if (bucket_bytes(b->n + 1u, b->used + len) != bucket_bytes(b->n, b->used)) {
-        uint8_t *data = slab_resize(sl, b->data, b->n ? bucket_bytes(b->n, b->used) : 0,
-                                    bucket_bytes(b->n + 1u, b->used + len));
+        uint8_t *data = realloc(b->data, bucket_bytes(b->n + 1u, b->used + len));
         if (!data)
             return 0;
         b->data = data;
@@ -1353,7 +1279,7 @@ static int bucket_append(slab *sl, proof_bucket *b, uint8_t fp, const uint8_t *k
 
 /* Split bucket l->split into itself and its image one level up, by the next
    hash bit, keeping arrival order (and so which keys are expanded). */
-static int split_bucket(slab *sl, proof_layer *l)
+static int split_bucket(proof_layer *l)
 {
     uint64_t low = l->split, high = low + ((uint64_t)1 << l->level), bit = (uint64_t)1 << l->level;
     proof_bucket old = l->buckets[low], parts[2] = {{NULL, 0, 0, 0}, {NULL, 0, 0, 0}};
@@ -1372,16 +1298,14 @@ static int split_bucket(slab *sl, proof_layer *l)
         proof_bucket *to = &parts[(hash_packed(key, (int)len) & bit) != 0];
         if (i < old.done)
             to->done++;
-        if (!bucket_append(sl, to, old.data[2 * i], key, len)) {
-            for (i = 0; i < 2; i++)
-                if (parts[i].n)
-                    slab_resize(sl, parts[i].data, bucket_bytes(parts[i].n, parts[i].used), 0);
+        if (!bucket_append(to, old.data[2 * i], key, len)) {
+            free(parts[0].data);
+            free(parts[1].data);
             return 0;
         }
         key += len;
     }
-    if (old.n)
-        slab_resize(sl, old.data, bucket_bytes(old.n, old.used), 0);
+    free(old.data);
     l->buckets[low] = parts[0];
     l->buckets[high] = parts[1];
     l->n_buckets++;
@@ -1392,11 +1316,10 @@ static int split_bucket(slab *sl, proof_layer *l)
     return 1;
 }
 
-/* Take a key out of layer l, one never swept (its buckets' `done` is 0):
-   1 when taken, 0 when it is not there, -1 when out of memory.  A bucket's
-   memory shrinks with it, so an entry taken out of its layer frees its
-   bytes. */
-static int layer_remove(slab *sl, proof_layer *l, uint64_t hash, const uint8_t *packed, int len)
+/* Take a key out of layer l, one never swept (its buckets' `done` is 0);
+   0 when it is not there.  A bucket's memory shrinks with it, so an entry
+   taken out of its layer frees its bytes. */
+static int layer_remove(proof_layer *l, uint64_t hash, const uint8_t *packed, int len)
 {
     uint8_t fp = (uint8_t)(hash >> 56);
     proof_bucket *b;
@@ -1420,12 +1343,13 @@ static int layer_remove(slab *sl, proof_layer *l, uint64_t hash, const uint8_t *
         memmove(b->data + new_index, keys, b->used);
     b->n--;
     l->n--;
-    if (bucket_bytes(b->n, b->used) != bucket_bytes(b->n + 1u, b->used + (uint32_t)len)) {
-        uint8_t *data = slab_resize(sl, b->data, bucket_bytes(b->n + 1u, b->used + (uint32_t)len),
-                                    bucket_bytes(b->n, b->used));
-        if (!data && b->n)
-            return -1;
-        b->data = data;
+    if (!b->n) {
+        free(b->data);
+        b->data = NULL;
+    } else if (bucket_bytes(b->n, b->used) != bucket_bytes(b->n + 1u, b->used + (uint32_t)len)) {
+        uint8_t *data = realloc(b->data, bucket_bytes(b->n, b->used));
+        if (data) /* else the bucket keeps its larger block, which is harmless */
+            b->data = data;
     }
     return 1;
 }
@@ -1505,7 +1429,6 @@ typedef struct {
     uint64_t spilled;    /* keys written to it */
     uint64_t waiting;    /* keys in it not yet read back */
     uint8_t *out, *in;   /* SPILL_BUFFER bytes each */
-    slab memory;         /* the buckets' */
 } proof_run;
 
 /* ---- spilling layers to disk ----------------------------------------------
@@ -1617,7 +1540,7 @@ static int spill_layer(solver *s, proof_run *run, int h)
     run->spilled += l->n;
     run->waiting += l->n;
     run->live -= l->n;
-    free_layer(&run->memory, l);
+    free_layer(l);
     return 1;
 failed: /* the disk (or memory) would not take it */
     s->limit = FCS_LIMIT_DISK;
@@ -1670,8 +1593,8 @@ static int layer_add(solver *s, proof_run *run, proof_layer *l, uint64_t hash, c
         l->level = FIRST_LEVEL;
     }
     b = &l->buckets[bucket_of(l, hash)];
-    if (!bucket_append(&run->memory, b, fp, packed, (uint32_t)len) ||
-        (++l->n > l->n_buckets * BUCKET_LOAD && !split_bucket(&run->memory, l))) {
+    if (!bucket_append(b, fp, packed, (uint32_t)len) ||
+        (++l->n > l->n_buckets * BUCKET_LOAD && !split_bucket(l))) {
         s->limit = FCS_LIMIT_MEMORY;
         return 0;
     }
@@ -1762,17 +1685,12 @@ static int proof_flush(solver *s, proof_run *run)
     }
     for (k = 0; k < run->n_kids; k++) {
         const proof_child *kid = &run->kids[k];
-        int added, taken;
+        int added;
         if (!layer_add(s, run, home_of(run, kid->layer), kid->hash, kid->packed, kid->len, &added))
             return 0;
-        if (added && kid->layer == run->current) {
-            taken = layer_remove(&run->memory, &run->layers[run->current], kid->hash, kid->packed, kid->len);
-            if (taken < 0) {
-                s->limit = FCS_LIMIT_MEMORY;
-                return 0;
-            }
-            run->live -= (uint64_t)taken;
-        }
+        if (added && kid->layer == run->current &&
+            layer_remove(&run->layers[run->current], kid->hash, kid->packed, kid->len))
+            run->live--;
     }
     run->n_kids = 0;
     return 1;
@@ -1887,9 +1805,9 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
                 most_higher = run.live - run.part.n - run.layers[h].n;
             }
             run.live -= run.part.n;
-            free_layer(&run.memory, &run.part);
+            free_layer(&run.part);
         }
-        free_layer(&run.memory, &run.layers[h]);
+        free_layer(&run.layers[h]);
         if (h % PROOF_GROUPS == PROOF_GROUPS - 1) { /* the last group of its layer */
 #ifdef FCS_PROOF_TRACE /* scripts/measure_proof.py: what each layer held */
             if (visited)
@@ -1906,13 +1824,12 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
     outcome = PHASE_DONE;
 out:
     for (h = 0; run.layers && h < PROOF_LAYERS; h++)
-        free_layer(&run.memory, &run.layers[h]);
+        free_layer(&run.layers[h]);
     for (h = 0; run.on_disk && h < PROOF_LAYERS; h++)
         free(run.on_disk[h].segments);
     if (run.spill_fd >= 0)
         close(run.spill_fd);
-    free_layer(&run.memory, &run.part);
-    slab_release(&run.memory);
+    free_layer(&run.part);
     free(run.layers);
     free(run.on_disk);
     free(run.kids);
