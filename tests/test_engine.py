@@ -300,7 +300,7 @@ def homes(c=0, d=0, h=0, s=0) -> Position:
     ("alternate", False, (0, 0, 2, 2), "3H", False),
     ("alternate", False, (2, 2, 2, 0), "3H", False),
     ("alternate", False, (5, 0, 5, 5), "6H", True),  # the other red suit does not matter then
-    # ... or, without foundation return, r-2, with the other red foundation at r-3
+    # ... or, without foundation return, r-2, with the other same-colour foundation at r-3
     ("alternate", False, (1, 0, 2, 2), "3H", True),
     ("alternate", False, (4, 3, 5, 4), "6H", True),
     ("alternate", False, (4, 2, 5, 4), "6H", False),
