@@ -40,7 +40,7 @@ from multiprocessing_logging import MultiProcessingHandler
 
 from .difficulty import difficulty_columns, min_cells
 from .rules import Rules
-from .solver import SOLVED, Limits, Result
+from .solver import CHECKPOINT_EVERY_S, SOLVED, Limits, Result
 
 #: Test hook: a worker that reaches this deal kills itself with SIGKILL, as a segfault or
 #: the OOM killer would, so tests can check that a survey survives a dying worker.
@@ -82,9 +82,11 @@ class ChunkTask:
     rules: Rules
     limits: Limits
     solutions: bool
-    solver: str  # "module:function", importable in a worker
+    solver: str  # "module:function", importable in a worker, called like solver.solve
     sink: Optional[ChunkSink] = None
     difficulty: bool = False  # also find each deal's fewest cells and score (difficulty.py)
+    checkpoints: Optional[str] = None  # directory for long proofs' checkpoints (store.PROOFS)
+    checkpoint_every: float = CHECKPOINT_EVERY_S
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,8 @@ def failed_row(deal: int, reason: str) -> Row:
 def solve_chunk(task: ChunkTask) -> List[Row]:
     """Solve every deal of ``task``; a deal whose solve raises becomes an ``error`` row."""
     solve = load_solver(task.solver)
+    if task.checkpoints is not None:
+        solve = functools.partial(solve, checkpoints=Path(task.checkpoints), checkpoint_every=task.checkpoint_every)
     crash_deal = int(os.environ.get(CRASH_DEAL_ENV, 0))
     rows = []
     for lo, hi in task.deals:
@@ -143,13 +147,16 @@ def solve_chunk(task: ChunkTask) -> List[Row]:
                 os.kill(os.getpid(), signal.SIGKILL)
             try:
                 result = solve(deal, task.rules, task.limits)
-                extra = (difficulty_columns(min_cells(deal, task.rules, task.limits, solve, result))
-                         if task.difficulty else {})
+                found = min_cells(deal, task.rules, task.limits, solve, result) if task.difficulty else None
+                extra = difficulty_columns(found) if found else {}
             except Exception as exc:  # one deal's bug must not cost its chunk
                 log.exception("deal %d: the solver raised", deal)
                 rows.append(failed_row(deal, f"{type(exc).__name__}: {exc}"))
                 continue
             rows.append({**result_row(deal, result, task.solutions), **extra})
+            for verdict in found.verdicts.values() if found else [result]:
+                if verdict.resumed:
+                    log.info("deal %d: a proof went on from its checkpoint", deal)
             log.debug("deal %d: %s, %d moves, %d states, %.3f s", deal, result.status,
                       result.moves, result.states, result.elapsed_s)
     return rows

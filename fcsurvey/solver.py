@@ -10,7 +10,11 @@ is ``unknown`` with the limit that fired.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Dict, Optional, Tuple, Union
 
 from ._core import _fccore
@@ -28,6 +32,10 @@ STATUSES = (SOLVED, UNSOLVABLE, UNKNOWN)
 #: search runs out of room, the layered proof (README) holds up to four times as many at
 #: about 20 bytes each, within the same bound.
 DEFAULT_MAX_STATES = 10_000_000
+
+#: A layered proof given a checkpoint directory saves its progress at most this often, so
+#: an interrupted one loses at most about ten minutes.
+CHECKPOINT_EVERY_S = 600.0
 
 #: The search keeps room for 13 cards built on a column's dealt cards.
 MAX_DEALT_COLUMN = 19
@@ -74,6 +82,7 @@ class Result:
     expanded: int
     elapsed_s: float
     limit: Optional[str] = None
+    resumed: bool = False  # the layered proof went on from a checkpoint
 
     def to_dict(self) -> Dict[str, Any]:
         return dataclasses.asdict(self)
@@ -86,20 +95,55 @@ def core_rules(rules: Rules) -> Tuple[int, int, int, int, int, int]:
             int(rules.foundation_return))
 
 
+@functools.lru_cache(maxsize=None)
+def _build_id() -> bytes:
+    """A digest of the compiled core: checkpoints are raw memory layouts of one build."""
+    with open(_fccore.__file__, "rb") as f:
+        return hashlib.sha256(f.read()).digest()
+
+
+def checkpoint_tag(position: Position, rules: Rules) -> bytes:
+    """What a proof's checkpoint must match to be resumed: the build, the rules, the start."""
+    return hashlib.sha256(_build_id() + repr((core_rules(rules), position.columns, position.cells,
+                                              position.foundations)).encode()).digest()
+
+
+def checkpoint_path(checkpoints: Path, position: Position, rules: Rules) -> Path:
+    """The file in directory ``checkpoints`` where a proof of ``position`` saves its progress."""
+    return Path(checkpoints) / f"{checkpoint_tag(position, rules).hex()[:32]}.proof"
+
+
 def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
-                   *, replay: bool = True) -> Result:
+                   *, replay: bool = True, checkpoints: Optional[Path] = None,
+                   checkpoint_every: float = CHECKPOINT_EVERY_S) -> Result:
     """Solve from any position; the solution starts from it as given.
 
     With ``replay`` (the default) a solution is believed only after the
     pure-Python engine has replayed it to the end: a solver bug raises
     :class:`ReplayFailed` instead of reporting ``solved``.  Turn it off only
     where the solutions are replayed later anyway.
+
+    With a ``checkpoints`` directory, a layered proof (hours, for some deals with few
+    cells) saves its progress there every ``checkpoint_every`` seconds, in a file named
+    by :func:`checkpoint_tag`, so that if this process dies, a later solve of the same
+    position under the same rules and build goes on from it (``resumed``) and reaches the
+    same verdict with the same counts.  The file goes when the solve returns.  A directory
+    that cannot be made only means no checkpoints.
     """
     longest = max((len(c) for c in position.columns), default=0)
     if longest > MAX_DEALT_COLUMN:
         raise SolverError(f"a column holds {longest} cards; the solver takes at most {MAX_DEALT_COLUMN}")
+    saving: Tuple[Any, ...] = ()
+    if checkpoints is not None:
+        try:
+            os.makedirs(checkpoints, exist_ok=True)
+            saving = (str(checkpoint_path(checkpoints, position, rules)), checkpoint_tag(position, rules),
+                      checkpoint_every)
+        except OSError:
+            pass
     result = Result(**_fccore.solve(core_rules(rules), position.columns, position.cells,
-                                    position.foundations, limits.max_states, limits.timeout or 0.0))
+                                    position.foundations, limits.max_states, limits.timeout or 0.0,
+                                    *saving))
     if replay and result.status == SOLVED:
         check = validate(position, rules, result.solution)
         if not check.ok:
@@ -108,10 +152,12 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
 
 
 def solve(deal: Union[int, Deal], rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
-          *, replay: bool = True) -> Result:
+          *, replay: bool = True, checkpoints: Optional[Path] = None,
+          checkpoint_every: float = CHECKPOINT_EVERY_S) -> Result:
     """Solve a deal number (dealt under ``rules``) or an already dealt layout."""
     layout = deal if isinstance(deal, Deal) else make_deal(deal, rules)
-    return solve_position(Position.from_deal(layout), rules, limits, replay=replay)
+    return solve_position(Position.from_deal(layout), rules, limits, replay=replay, checkpoints=checkpoints,
+                          checkpoint_every=checkpoint_every)
 
 
 def solve_board(text: str, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),

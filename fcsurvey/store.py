@@ -16,6 +16,7 @@ import fcntl
 import json
 import os
 import re
+import shutil
 import time
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
@@ -32,6 +33,9 @@ from .solver import Limits
 MANIFEST = "_fcsurvey.json"
 MANIFEST_FORMAT = 1
 TEMP_PREFIX, TEMP_SUFFIX = ".", ".tmp"
+#: Where a survey's long proofs keep their checkpoints (solver.solve_position), so that a
+#: killed survey, rerun, goes on with a proof where it was; hidden from readers.
+PROOFS = ".proofs"
 CHUNK_NAME = "deals-{first:010d}-{last:010d}.parquet"
 CHUNK_PATTERN = re.compile(r"deals-(\d{10})-(\d{10})\.parquet")
 COMPRESSION = "zstd"
@@ -322,6 +326,7 @@ class Dataset:
         if force_new:
             for f in chunk_files(path):
                 f.unlink()
+            shutil.rmtree(path / PROOFS, ignore_errors=True)
             (path / MANIFEST).unlink(missing_ok=True)
         for f in temp_files(path):
             f.unlink()

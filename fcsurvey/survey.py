@@ -33,8 +33,8 @@ from .deals import DealError, check_deal_number
 from .executors import (ERROR, PACKAGE_LOGGER, ChunkSink, ChunkTask, ChunkWritten, Executor, LocalPool,
                         Row, SharedLogHandler, TaskFailed, failed_row, load_solver)
 from .rules import PRESETS, Rules
-from .solver import DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits
-from .store import DIFFICULTY_RANK, Dataset, DealSet, chunk_runs, read, read_manifest
+from .solver import CHECKPOINT_EVERY_S, DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits
+from .store import DIFFICULTY_RANK, PROOFS, Dataset, DealSet, chunk_runs, read, read_manifest
 
 DEFAULT_CHUNK_SIZE = 500  # ~1 s of work per chunk: smooth progress, few files (64 for 1-32000)
 DEFAULT_SOLVER = "fcsurvey.solver:solve"
@@ -314,13 +314,16 @@ class Survey:
     same rules and limits -- and subtracts what is already on disk, so :attr:`todo` is
     known before :meth:`run`.  It holds the directory's lock until ``run`` (called once)
     ends.  With ``difficulty`` every deal also gets its fewest cells and score
-    (difficulty.py), at a cost of several extra solves a deal.
+    (difficulty.py), at a cost of several extra solves a deal.  Long proofs save checkpoints
+    in the dataset's ``.proofs`` directory every ``checkpoint_every`` seconds, so a killed
+    survey, rerun, goes on with them where they were.
     """
 
     def __init__(self, deals: DealSet, out: Path, *, rules: Rules = PRESETS["freecell"],
                  limits: Limits = Limits(), workers: Optional[int] = None,
                  chunk_size: int = DEFAULT_CHUNK_SIZE, solutions: bool = True,
-                 force_new: bool = False, solver: Optional[str] = None, difficulty: bool = False) -> None:
+                 force_new: bool = False, solver: Optional[str] = None, difficulty: bool = False,
+                 checkpoint_every: float = CHECKPOINT_EVERY_S) -> None:
         if workers is not None and workers < 1:
             raise SurveyError(f"workers must be at least 1, got {workers}")
         if chunk_size < 1:
@@ -335,6 +338,7 @@ class Survey:
         self.rules, self.limits = rules, limits
         self.workers = workers or default_workers()
         self.chunk_size, self.solutions, self.difficulty = chunk_size, solutions, difficulty
+        self.checkpoint_every = checkpoint_every
         self.dataset = Dataset.open(Path(out), rules, limits, deals, force_new=force_new,
                                     difficulty=difficulty)
         self.out = self.dataset.path
@@ -367,6 +371,7 @@ class Survey:
         try:
             with executor or LocalPool(self.workers) as pool:
                 sink = ChunkSink(str(self.out.absolute()), started) if pool.writes_chunks else None
+                proofs = str(self.out.absolute() / PROOFS)
                 while True:
                     while pool.idle():
                         job = waiting.popleft() if waiting else next(plan, None)
@@ -376,7 +381,7 @@ class Survey:
                         running[key] = job
                         pool.submit(key, ChunkTask(job.deals, self.rules, self.limits, self.solutions,
                                                    self.solver, sink if job.batch is None else None,
-                                                   self.difficulty))
+                                                   self.difficulty, proofs, self.checkpoint_every))
                     if not running:
                         break
                     for finished, outcome in pool.wait(None):

@@ -17,7 +17,7 @@ UNKNOWN_EVERY = 97   # deals divisible by this end as unknown (states limit)
 RAISE_DEAL = 4242    # the solver raises on this deal
 
 
-def solve(deal: int, rules: object = None, limits: Limits = Limits()) -> Result:
+def solve(deal: int, rules: object = None, limits: Limits = Limits(), **_checkpoints: object) -> Result:
     time.sleep(float(os.environ.get("FAKE_SOLVER_DELAY", 0)))
     if deal == RAISE_DEAL:
         raise RuntimeError("fake solver failure")

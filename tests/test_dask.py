@@ -52,7 +52,7 @@ def local_2000(tmp_path_factory):
     return data(out)
 
 
-def stall_once(deal: int, rules: object = None, limits: Limits = Limits()):
+def stall_once(deal: int, rules: object = None, limits: Limits = Limits(), **_checkpoints: object):
     """fake_solver's verdicts, except that the first worker to reach STALL_DEAL writes its pid
     to the marker file and waits there to be killed; the retry then passes through."""
     marker = Path(os.environ[STALL_MARKER_ENV])

@@ -4,7 +4,10 @@ to the reference engine."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,8 +19,8 @@ from fcsurvey.deals import deal
 from fcsurvey.engine import CELL, COLUMN, Position, legal_moves, validate
 from fcsurvey.notation import format_board
 from fcsurvey.rules import PRESETS, preset
-from fcsurvey.solver import (SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError, core_rules, solve,
-                             solve_board, solve_position)
+from fcsurvey.solver import (SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError, checkpoint_path, core_rules,
+                             solve, solve_board, solve_position)
 
 UNSOLVABLE_4_CELLS = [11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948]
 UNSOLVABLE_3_CELLS_TO_1000 = [169, 178, 285, 454, 575, 598, 617, 657, 775, 829, 988]
@@ -139,6 +142,43 @@ def test_the_layered_proof_writes_waiting_layers_to_a_file_that_goes_with_it(tmp
     monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))
     nowhere = solve(27, one, Limits(max_states=4_000))
     assert (nowhere.status, nowhere.limit) == (UNKNOWN, "disk")
+
+
+#: 1-cell deal 1706 with room for 200,000 positions: a layered proof of 2.4 million positions
+#: (a few seconds) that sends waiting layers to disk on the way.
+CHECKPOINTED = (1706, 1, 50_000)
+
+
+def test_a_killed_proof_goes_on_from_its_checkpoint(tmp_path, monkeypatch):
+    number, cells, room = CHECKPOINTED
+    rules, limits = preset("freecell", cells=cells), Limits(max_states=room)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    saved = checkpoint_path(tmp_path / "proofs", Position.from_deal(deal(number, rules)), rules)
+    code = (f"from fcsurvey.solver import solve, Limits; from fcsurvey.rules import preset; "
+            f"solve({number}, preset('freecell', cells={cells}), Limits(max_states={room}), "
+            f"checkpoints={str(saved.parent)!r}, checkpoint_every=0.05)")
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    deadline = time.monotonic() + 60
+    while not (saved.exists() and saved.stat().st_size > 1_000_000):  # well into the proof
+        assert proc.poll() is None and time.monotonic() < deadline, "no checkpoint while it ran"
+        time.sleep(0.005)
+    proc.kill()
+    proc.wait()
+    resumed = solve(number, rules, limits, checkpoints=saved.parent)
+    fresh = solve(number, rules, limits)
+    assert (resumed.status, resumed.resumed, fresh.resumed) == (UNSOLVABLE, True, False)
+    # The same positions, counted the same: nothing lost, nothing visited twice.
+    assert (resumed.states, resumed.expanded) == (fresh.states, fresh.expanded) == (2_453_622, 2_422_537)
+    assert list(saved.parent.iterdir()) == []  # a verdict takes its checkpoint (and any .tmp) away
+
+
+def test_a_checkpoint_that_is_not_whole_is_not_taken(tmp_path):
+    one = preset("freecell", cells=1)
+    saved = checkpoint_path(tmp_path, Position.from_deal(deal(27, one)), one)
+    saved.write_bytes(b"FCSPROOF" + bytes(200))  # another tag, and shorter than it says
+    result = solve(27, one, Limits(max_states=10_000), checkpoints=tmp_path, checkpoint_every=0)
+    assert (result.status, result.resumed, result.states) == (UNSOLVABLE, False, 31_251 + 234_772)
+    assert list(tmp_path.iterdir()) == []
 
 
 #: Deals 1-100 won with one free cell (min_cells <= 1 in results/ms-freecell-1-32000); every

@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 from fcsurvey import store
 from fcsurvey.rules import PRESETS, preset
 from fcsurvey.solver import Limits
-from fcsurvey.store import MANIFEST, Dataset, DealSet, StoreError
+from fcsurvey.store import MANIFEST, PROOFS, Dataset, DealSet, StoreError
 
 FREECELL = PRESETS["freecell"]
 
@@ -139,11 +139,13 @@ def test_manifest_records_rules_limits_and_the_union_of_requests(tmp_path):
 def test_other_rules_or_limits_are_refused_unless_force_new(ds, rules, limits, field):
     ds.write_chunk([row(1)], 0.0)
     ds.close()
+    (ds.path / PROOFS).mkdir()
+    (ds.path / PROOFS / "0123.proof").write_bytes(b"a checkpoint made under the old rules")
     with pytest.raises(StoreError, match=f"{field}.*--force-new"):
         Dataset.open(ds.path, rules, limits, DealSet([(1, 1)]))
-    assert ds.done() == DealSet([(1, 1)])  # nothing was touched
+    assert ds.done() == DealSet([(1, 1)]) and (ds.path / PROOFS).exists()  # nothing was touched
     fresh = Dataset.open(ds.path, rules, limits, DealSet([(1, 1)]), force_new=True)
-    assert not fresh.done() and fresh.rules == rules
+    assert not fresh.done() and fresh.rules == rules and not (ds.path / PROOFS).exists()
     fresh.close()
 
 

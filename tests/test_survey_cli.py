@@ -175,3 +175,30 @@ def test_ctrl_c_stops_quickly_keeps_chunks_and_says_how_to_resume(tmp_path):
     wait_for(lambda: not any(alive(pid) for pid in workers), timeout=5)
     assert store.temp_files(out) == []
     assert 200 <= len(store.read(out)) < 3000
+
+
+def test_a_killed_survey_goes_on_with_a_long_proof_where_it_was(tmp_path):
+    # 1-cell deal 1706 with --max-states 50000 ends in a layered proof of a few seconds;
+    # saving every 0.05 s, the survey is killed once a checkpoint is on disk.
+    out = tmp_path / "out"
+    proofs = out / store.PROOFS
+    code = ("from fcsurvey.survey import Survey; from fcsurvey.store import DealSet; "
+            "from fcsurvey.rules import preset; from fcsurvey.solver import Limits; "
+            f"Survey(DealSet([(1706, 1706)]), {str(out)!r}, rules=preset('freecell', cells=1), "
+            "limits=Limits(max_states=50000), workers=1, checkpoint_every=0.05).run()")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: proofs.is_dir() and any(p.suffix == ".proof" for p in proofs.iterdir()), proc)
+    workers = children(proc.pid)
+    proc.kill()
+    proc.communicate()
+    wait_for(lambda: not any(alive(pid) for pid in workers), timeout=5)
+    assert store.chunk_files(out) == []
+    rerun = fcsurvey("survey", "1706", "--cells", "1", "--max-states", "50000", "--out", out, "-v",
+                     env=os.environ, cwd=tmp_path)
+    _, stderr = rerun.communicate(timeout=120)
+    assert rerun.returncode == 0, stderr
+    assert "deal 1706: a proof went on from its checkpoint" in stderr
+    row = store.read(out).to_pylist()[0]
+    # The count of a proof never interrupted (tests/test_solver.py, CHECKPOINTED).
+    assert (row["deal"], row["status"], row["states"]) == (1706, "unsolvable", 2_453_622)
+    assert list(proofs.iterdir()) == []

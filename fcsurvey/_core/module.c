@@ -126,17 +126,29 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
 {
     PyObject *rules_obj, *columns, *cells, *found, *solution;
     unsigned long long max_states;
-    double timeout, t0, elapsed;
+    double timeout, every = 0, t0, elapsed;
+    const char *checkpoint = NULL, *tag = NULL;
+    Py_ssize_t tag_len = 0;
     fcs_rules r;
     fcs_pos start;
     fcs_limits lim;
     fcs_result res;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOKd", &rules_obj, &columns, &cells, &found, &max_states, &timeout))
+    if (!PyArg_ParseTuple(args, "OOOOKd|zy#d", &rules_obj, &columns, &cells, &found, &max_states, &timeout,
+                          &checkpoint, &tag, &tag_len, &every))
         return NULL;
     if (!parse_rules(rules_obj, &r) ||
         !parse_position(&r, columns, cells, found, MAX_DEALT_LEN, &start))
         return NULL;
+    memset(&lim, 0, sizeof(lim));
+    if (checkpoint && (!tag || tag_len != FCS_CHECKPOINT_TAG)) {
+        PyErr_Format(PyExc_ValueError, "a checkpoint needs a tag of %d bytes", FCS_CHECKPOINT_TAG);
+        return NULL;
+    }
+    if (checkpoint)
+        memcpy(lim.checkpoint_tag, tag, FCS_CHECKPOINT_TAG);
+    lim.checkpoint = checkpoint;
+    lim.checkpoint_every_s = every;
     lim.max_states = max_states;
     lim.timeout_s = timeout;
     t0 = monotonic_s();
@@ -153,10 +165,11 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
         solution = Py_None;
         Py_INCREF(solution);
     }
-    return Py_BuildValue("{s:s,s:z,s:K,s:K,s:i,s:i,s:N,s:d}", "status", STATUS_NAMES[res.status],
+    return Py_BuildValue("{s:s,s:z,s:K,s:K,s:i,s:i,s:N,s:d,s:O}", "status", STATUS_NAMES[res.status],
                          "limit", LIMIT_NAMES[res.limit], "states", (unsigned long long)res.states,
                          "expanded", (unsigned long long)res.expanded, "moves", res.moves,
-                         "atomic_moves", res.atomic_moves, "solution", solution, "elapsed_s", elapsed);
+                         "atomic_moves", res.atomic_moves, "solution", solution, "elapsed_s", elapsed,
+                         "resumed", res.resumed ? Py_True : Py_False);
 }
 
 static PyObject *py_legal_moves(PyObject *self, PyObject *args)
@@ -256,7 +269,7 @@ static PyMethodDef methods[] = {
     {"deal_range_checksum", py_deal_range_checksum, METH_VARARGS,
      "deal_range_checksum(start, count) -> int: deal a range, return a checksum."},
     {"solve", py_solve, METH_VARARGS,
-     "solve(rules, columns, cells, foundations, max_states, timeout) -> dict."},
+     "solve(rules, columns, cells, foundations, max_states, timeout[, checkpoint, tag, every]) -> dict."},
     {"legal_moves", py_legal_moves, METH_VARARGS,
      "legal_moves(rules, columns, cells, foundations, single_only) -> "
      "[(src_kind, src, dst_kind, dst, count)]; kinds 0 column, 1 cell, 2 foundation."},

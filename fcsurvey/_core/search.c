@@ -70,6 +70,7 @@ typedef struct {
     uint64_t stored_before; /* positions stored by earlier phases */
     uint64_t proof_states;  /* positions the layered proof visited */
     uint64_t proof_room;    /* positions it may hold at once */
+    const fcs_limits *lim;  /* for its checkpoint file */
 } solver;
 
 /* ---- canonical keys -------------------------------------------------- */
@@ -1646,6 +1647,207 @@ static int load_layer(solver *s, proof_run *run, int h)
     return 1;
 }
 
+/* ---- checkpoints ----------------------------------------------------------
+
+   Some proofs take hours, longer than a process may live, so between groups
+   (at most every checkpoint_every_s) the proof writes what it still has to
+   do to its checkpoint file: its counts so far and every key waiting in a
+   higher layer, in memory or on disk.  It writes `FILE.tmp` and renames it
+   over FILE, so the file is always a whole checkpoint.  A solve given the
+   same file and tag loads those keys and goes on with the lowest layer
+   holding any: every lower layer was finished, and no move goes down a
+   layer, so it visits exactly the positions the uninterrupted proof would.
+   A key written twice (its layer went to disk twice) is dropped on loading,
+   as when a spilled layer comes back.  The file is raw, for this build
+   only: the tag, from the caller, names the build as well as the rules and
+   the start.  Layout: the header, then per layer its number (uint32), its
+   key count (uint64) and its keys as spilled (length byte, then bytes),
+   then CHECKPOINT_END. */
+#define CHECKPOINT_MAGIC "FCSPROOF"
+/* A save, which can run to gigabytes, waits at least this many times as
+   long as the last one took, so saving costs at most about 5% of the time. */
+#define CHECKPOINT_SPACING 20
+#define CHECKPOINT_END 0xFFFFFFFFu
+
+typedef struct {
+    char magic[8];
+    uint8_t tag[FCS_CHECKPOINT_TAG];
+    uint64_t bytes; /* the whole file's: a cut-off file is not taken */
+    uint64_t stored_before, expanded, proof_states;
+} checkpoint_header;
+
+/* Buffered sequential file access through one SPILL_BUFFER. */
+typedef struct {
+    int fd;
+    uint8_t *buf;
+    size_t used, pos; /* bytes in buf; next to read */
+    uint64_t at;      /* file offset of what buf holds next */
+} checkpoint_io;
+
+static int io_put(checkpoint_io *io, const void *data, size_t n)
+{
+    if (io->used + n > SPILL_BUFFER) {
+        if (!transfer(io->fd, io->buf, io->used, io->at, 1))
+            return 0;
+        io->at += io->used;
+        io->used = 0;
+    }
+    memcpy(io->buf + io->used, data, n);
+    io->used += n;
+    return 1;
+}
+
+static int io_get(checkpoint_io *io, void *data, size_t n, uint64_t end)
+{
+    if (io->used - io->pos < n) {
+        size_t more = SPILL_BUFFER - (io->used - io->pos);
+        memmove(io->buf, io->buf + io->pos, io->used - io->pos);
+        io->used -= io->pos;
+        io->pos = 0;
+        if (more > end - io->at)
+            more = (size_t)(end - io->at);
+        if (!transfer(io->fd, io->buf + io->used, more, io->at, 0))
+            return 0;
+        io->at += more;
+        io->used += more;
+        if (io->used < n)
+            return 0;
+    }
+    memcpy(data, io->buf + io->pos, n);
+    io->pos += n;
+    return 1;
+}
+
+/* The checkpoint's header, if the file is a whole one for this solve. */
+static int checkpoint_header_of(const solver *s, int fd, checkpoint_header *h)
+{
+    off_t size = lseek(fd, 0, SEEK_END);
+    return size >= (off_t)sizeof(*h) && transfer(fd, (uint8_t *)h, sizeof(*h), 0, 0) &&
+           memcmp(h->magic, CHECKPOINT_MAGIC, 8) == 0 &&
+           memcmp(h->tag, s->lim->checkpoint_tag, FCS_CHECKPOINT_TAG) == 0 && h->bytes == (uint64_t)size;
+}
+
+static int checkpoint_matches(const solver *s)
+{
+    checkpoint_header h;
+    int fd, ok;
+    if (!s->lim->checkpoint || (fd = open(s->lim->checkpoint, O_RDONLY | O_CLOEXEC)) < 0)
+        return 0;
+    ok = checkpoint_header_of(s, fd, &h);
+    close(fd);
+    return ok;
+}
+
+/* Write every key of layers from `first` up; 0 if the file could not be
+   written (the proof goes on without it). */
+static int checkpoint_save(solver *s, proof_run *run, int first)
+{
+    char tmp[4096];
+    checkpoint_header h;
+    checkpoint_io io = {-1, run->out, 0, 0, 0};
+    uint32_t end = CHECKPOINT_END;
+    int l, ok = 1;
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp", s->lim->checkpoint) >= (int)sizeof(tmp) ||
+        (io.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+        return 0;
+    memset(&h, 0, sizeof(h));
+    memcpy(h.magic, CHECKPOINT_MAGIC, 8);
+    memcpy(h.tag, s->lim->checkpoint_tag, FCS_CHECKPOINT_TAG);
+    h.stored_before = s->stored_before;
+    h.expanded = s->expanded;
+    h.proof_states = s->proof_states;
+    ok = io_put(&io, &h, sizeof(h));
+    for (l = first; ok && l < PROOF_LAYERS; l++) {
+        const proof_layer *layer = &run->layers[l];
+        const spill_list *list = &run->on_disk[l];
+        uint64_t keys = layer->n, b;
+        uint32_t k, number = (uint32_t)l;
+        for (k = 0; k < list->n; k++)
+            keys += list->segments[k].keys;
+        if (!keys)
+            continue;
+        ok = io_put(&io, &number, sizeof(number)) && io_put(&io, &keys, sizeof(keys));
+        for (b = 0; ok && b < layer->n_buckets; b++) {
+            const proof_bucket *bucket = &layer->buckets[b];
+            const uint8_t *key = bucket->n ? bucket->data + index_bytes(bucket->n) : NULL;
+            uint32_t i;
+            for (i = 0; ok && i < bucket->n; key += bucket->data[2 * i + 1], i++) {
+                uint8_t len = bucket->data[2 * i + 1];
+                ok = io_put(&io, &len, 1) && io_put(&io, key, len);
+            }
+        }
+        for (k = 0; ok && k < list->n; k++) { /* spilled keys are already in this form */
+            uint64_t at = list->segments[k].offset, left = list->segments[k].bytes;
+            while (ok && left) {
+                size_t n = left < SPILL_BUFFER ? (size_t)left : SPILL_BUFFER;
+                ok = transfer(run->spill_fd, run->in, n, at, 0) && io_put(&io, run->in, n);
+                at += n;
+                left -= n;
+            }
+        }
+    }
+    ok = ok && io_put(&io, &end, sizeof(end)) && transfer(io.fd, io.buf, io.used, io.at, 1);
+    h.bytes = io.at + io.used; /* the header goes last: until then the file is not taken */
+    ok = ok && transfer(io.fd, (uint8_t *)&h, sizeof(h), 0, 1) && fsync(io.fd) == 0;
+    ok = close(io.fd) == 0 && ok && rename(tmp, s->lim->checkpoint) == 0;
+    if (!ok)
+        unlink(tmp);
+    return ok;
+}
+
+/* Load the checkpoint's keys into their layers and its counts into s;
+   *first is the lowest layer holding any.  0 when the proof must stop (a
+   limit, or a file that is not what was written: s->limit says which). */
+static int checkpoint_load(solver *s, proof_run *run, int *first)
+{
+    checkpoint_header h;
+    checkpoint_io io = {-1, run->in, 0, 0, sizeof(h)};
+    uint32_t number;
+    int ok;
+    *first = PROOF_LAYERS;
+    if ((io.fd = open(s->lim->checkpoint, O_RDONLY | O_CLOEXEC)) < 0 || !checkpoint_header_of(s, io.fd, &h)) {
+        if (io.fd >= 0)
+            close(io.fd);
+        s->limit = FCS_LIMIT_DISK;
+        return 0;
+    }
+    s->stored_before = h.stored_before;
+    s->expanded = h.expanded;
+    s->proof_states = h.proof_states;
+    ok = io_get(&io, &number, sizeof(number), h.bytes);
+    while (ok && number != CHECKPOINT_END) {
+        uint64_t keys, k;
+        ok = number < PROOF_LAYERS && io_get(&io, &keys, sizeof(keys), h.bytes);
+        if (ok && (int)number < *first)
+            *first = (int)number;
+        for (k = 0; ok && k < keys; k++) {
+            uint8_t len, key[KEY_WORDS_MAX * 8];
+            int added;
+            if (!io_get(&io, &len, 1, h.bytes) || !len || len > sizeof(key) || !io_get(&io, key, len, h.bytes)) {
+                ok = 0;
+            } else if (!layer_add(s, run, &run->layers[number], hash_packed(key, len), key, len, &added)) {
+                close(io.fd);
+                return 0; /* out of room: s->limit says so */
+            }
+        }
+        ok = ok && io_get(&io, &number, sizeof(number), h.bytes);
+    }
+    close(io.fd);
+    if (!ok)
+        s->limit = FCS_LIMIT_DISK; /* not what was written */
+    return ok;
+}
+
+/* A proof that returns, whatever its outcome, needs its checkpoint no more
+   (nor a half-written one): only a process that dies leaves one. */
+static void checkpoint_remove(const solver *s)
+{
+    char tmp[4096];
+    unlink(s->lim->checkpoint);
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp", s->lim->checkpoint) < (int)sizeof(tmp))
+        unlink(tmp);
+}
+
 /* Where a child's layer is kept: the current one grows only as its part. */
 static inline proof_layer *home_of(proof_run *run, int layer)
 {
@@ -1772,6 +1974,7 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
     proof_run run;
     uint64_t visited = 0, most = 0, most_higher = 0; /* in the layer's groups so far */
     int h, outcome = PHASE_GAVE_UP;
+    double saved = now_s(), gap = s->lim->checkpoint_every_s; /* since the last save; until the next */
 
     memset(&run, 0, sizeof(run));
     run.spill_fd = -1;
@@ -1786,12 +1989,18 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
         goto out;
     }
     run.current = -1;
-    proof_key(s, &run, root, &run.kids[run.n_kids++]);
-    h = run.kids[0].layer;
-    if (!proof_flush(s, &run))
-        goto out;
+    if (res->resumed) {
+        if (!checkpoint_load(s, &run, &h))
+            goto out;
+    } else {
+        proof_key(s, &run, root, &run.kids[run.n_kids++]);
+        h = run.kids[0].layer;
+        if (!proof_flush(s, &run))
+            goto out;
+    }
     for (; h < PROOF_LAYERS; h++) {
         uint64_t from = 0;
+        int worked = run.layers[h].n || run.on_disk[h].n;
         run.current = h;
         if (!load_layer(s, &run, h))
             goto out;
@@ -1808,6 +2017,13 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
             free_layer(&run.part);
         }
         free_layer(&run.layers[h]);
+        if (worked && s->lim->checkpoint && now_s() - saved >= gap) {
+            double began = now_s();
+            checkpoint_save(s, &run, h + 1); /* if the disk will not take it, the proof goes on */
+            saved = now_s();
+            gap = s->lim->checkpoint_every_s > CHECKPOINT_SPACING * (saved - began)
+                      ? s->lim->checkpoint_every_s : CHECKPOINT_SPACING * (saved - began);
+        }
         if (h % PROOF_GROUPS == PROOF_GROUPS - 1) { /* the last group of its layer */
 #ifdef FCS_PROOF_TRACE /* scripts/measure_proof.py: what each layer held */
             if (visited)
@@ -1823,6 +2039,8 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
     res->status = FCS_UNSOLVABLE;
     outcome = PHASE_DONE;
 out:
+    if (s->lim->checkpoint)
+        checkpoint_remove(s);
     for (h = 0; run.layers && h < PROOF_LAYERS; h++)
         free_layer(&run.layers[h]);
     for (h = 0; run.on_disk && h < PROOF_LAYERS; h++)
@@ -1848,6 +2066,7 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
     memset(res, 0, sizeof(*res));
     memset(&s, 0, sizeof(s));
     s.r = r;
+    s.lim = lim;
     s.start = *start;
     s.max_states = lim->max_states > 0xFFFFFFF0u ? 0xFFFFFFF0u : (uint32_t)lim->max_states;
     if (s.max_states < 1)
@@ -1869,6 +2088,12 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
     if (fcs_is_won(&root)) {
         finish_solved(&s, NO_PARENT, NULL, res);
         goto done;
+    }
+    if (!r->foundation_return && checkpoint_matches(&s)) {
+        /* A proof under way: the phases before it ended undecided last time. */
+        res->resumed = 1;
+        s.limit = FCS_LIMIT_STATES;
+        goto proof;
     }
     s.recent = malloc(RECENT_SLOTS * sizeof(recent_entry));
     if (!s.recent || !grow_table(&s)) {
@@ -1902,6 +2127,7 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
         if (quick_search(&s, &root, s.max_states / LAST_TRY_SHARE + 1, deadline, res) == PHASE_GAVE_UP)
             s.limit = FCS_LIMIT_STATES;
     }
+proof:
     if (res->status == FCS_UNKNOWN && s.limit == FCS_LIMIT_STATES && !r->foundation_return) {
         /* Still undecided: the stores go, and the layered proof gets the room. */
         s.stored_before += s.n;

@@ -8,9 +8,20 @@
 enum { FCS_SOLVED = 0, FCS_UNSOLVABLE = 1, FCS_UNKNOWN = 2 };
 enum { FCS_LIMIT_NONE = 0, FCS_LIMIT_STATES = 1, FCS_LIMIT_TIME = 2, FCS_LIMIT_MEMORY = 3, FCS_LIMIT_DISK = 4 };
 
+#define FCS_CHECKPOINT_TAG 32
+
 typedef struct {
     uint64_t max_states;
     double timeout_s; /* <= 0: none */
+    /* When given, the layered proof saves what it still has to do to this
+       file between groups, at most every checkpoint_every_s seconds, and a
+       solve given the same file and tag resumes from it.  The tag names the
+       build, rules and start (the caller's business); a file with another
+       tag is ignored and overwritten.  The file goes when the proof returns,
+       whatever its outcome, so only a process that dies leaves one. */
+    const char *checkpoint;
+    uint8_t checkpoint_tag[FCS_CHECKPOINT_TAG];
+    double checkpoint_every_s;
 } fcs_limits;
 
 typedef struct {
@@ -21,6 +32,7 @@ typedef struct {
     int moves;        /* tokens in the solution */
     int atomic_moves; /* single-card moves they expand to */
     char *solution;   /* malloc'd, space-separated tokens; NULL unless solved */
+    int resumed;      /* the layered proof went on from a checkpoint */
 } fcs_result;
 
 /* Solve from `start` (as dealt: safe autoplay is applied, and written into
