@@ -138,7 +138,8 @@ def solve_chunk(task: ChunkTask) -> List[Row]:
     """Solve every deal of ``task``; a deal whose solve raises becomes an ``error`` row."""
     solve = load_solver(task.solver)
     if task.checkpoints is not None:
-        solve = functools.partial(solve, checkpoints=Path(task.checkpoints), checkpoint_every=task.checkpoint_every)
+        solve = functools.partial(solve, checkpoints=Path(task.checkpoints),
+                                  checkpoint_every=task.checkpoint_every)
     crash_deal = int(os.environ.get(CRASH_DEAL_ENV, 0))
     rows = []
     for lo, hi in task.deals:
