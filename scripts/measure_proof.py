@@ -54,7 +54,7 @@ MAIN = r"""
 int main(int argc, char **argv)
 {
     fcs_rules rules = {0, 8, BUILD_ALTERNATE, FILL_ANY, SEQ_LIMITED, 0};
-    fcs_limits limits = {0, 0};
+    fcs_limits limits;
     fcs_result res;
     fcs_pos start;
     uint8_t deck[FCS_DECK_SIZE];
@@ -62,6 +62,7 @@ int main(int argc, char **argv)
     if (argc != 4 || fcs_shuffled_deck(strtoull(argv[1], NULL, 10), deck) != 0)
         return 2;
     rules.cells = atoi(argv[2]);
+    memset(&limits, 0, sizeof(limits));
     limits.max_states = strtoull(argv[3], NULL, 10);
     memset(&start, 0, sizeof(start));
     for (k = 0; k < FCS_DECK_SIZE; k++)
