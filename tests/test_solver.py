@@ -144,6 +144,21 @@ def test_the_layered_proof_writes_waiting_layers_to_a_file_that_goes_with_it(tmp
     assert (nowhere.status, nowhere.limit) == (UNKNOWN, "disk")
 
 
+def test_a_layer_bigger_than_the_room_is_worked_through_in_slices(tmp_path, monkeypatch):
+    # 1-cell deal 1706 with room for 40,000 positions: some groups' entries outgrow it, so they
+    # come back from disk in slices, and the keys still on disk are sifted with the parts
+    # visited.  Without slices it ran out of room with 80,000.  Either way the proof visits
+    # exactly the 2,365,759 positions it visits with room for 200,000, where it needs none.
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    one = preset("freecell", cells=1)
+    sliced = solve(1706, one, Limits(max_states=10_000))
+    roomy = solve(1706, one, Limits(max_states=50_000))
+    assert (sliced.status, sliced.limit, roomy.status) == (UNSOLVABLE, None, UNSOLVABLE)
+    # The complete phases store 31,251 and 87,863.
+    assert (sliced.states, roomy.states) == (31_251 + 2_365_759, 87_863 + 2_365_759)
+    assert list(tmp_path.iterdir()) == []
+
+
 #: 1-cell deal 1706 with room for 200,000 positions: a layered proof of 2.4 million positions
 #: (a few seconds) that sends waiting layers to disk on the way.
 CHECKPOINTED = (1706, 1, 50_000)

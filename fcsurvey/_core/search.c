@@ -1416,10 +1416,23 @@ typedef struct {
    undone, so the parts are the layer's connected pieces and each is visited
    once; otherwise a part may overlap one gathered before, visited twice.
    Measured on 1-cell deal 1568: 11.6 million positions held at once,
-   against 30 million holding each layer whole. */
+   against 30 million holding each layer whole.
+
+   A layer's entries can outgrow the room (2-cell deal 982: over 156
+   million in one group).  Then they come back from disk a slice at a time
+   (3/8 of the room), and make_room may send the slice's unvisited entries
+   back.  An entry still on disk cannot be taken out when a part meets it,
+   so while any are, each finished part goes into `seen`, and before `seen`
+   is freed (at a quarter of the room, or the slice's end) the keys on disk
+   are sifted with it (sift_disk): those visited are dropped.  So each part
+   is still visited once, and only a part itself must fit in the room.
+   Measured on 1-cell deal 1706: the proof visits 2,365,759 positions with
+   room for 40,000 as with room for 200,000; without slices it ran out of
+   room at 80,000. */
 typedef struct {
     proof_layer *layers; /* by proof_layer_of */
     proof_layer part;
+    proof_layer seen; /* parts visited, while the current layer has keys on disk */
     int current;
     uint64_t live; /* positions held in memory, in all layers and the part */
     proof_child *kids;
@@ -1439,7 +1452,7 @@ typedef struct {
    11.6 million held at the end of layer 42/5).  When the room runs out they
    go to a temporary file, highest first (they wait longest), until half the
    room is free; a layer's keys come back, duplicates dropped, when its turn
-   comes.  A key may be written more than once (it can arrive again after
+   comes (in slices, if they are many: see proof_run).  A key may be written more than once (it can arrive again after
    its layer went out), so the file is bounded too: what waits in it may be
    PROOF_DISK times the room, in keys (on Linux the space of what was read
    back is given back at once; elsewhere the file keeps it until the proof
@@ -1548,17 +1561,33 @@ failed: /* the disk (or memory) would not take it */
     return 0;
 }
 
+static int sift_disk(solver *s, proof_run *run, int h);
+
 /* Out of room: send the higher layers to disk, highest first, until half
-   the room is free; 0 (s->limit says why) when what must stay in memory,
-   the current layer and its part, fills all but an eighth of the room by
-   itself (less would mean a spill, with its scan of every layer, every few
-   positions). */
+   the room is free.  If that is not enough while a part is under way, what
+   it does not need goes too: the parts visited before it (sifting the
+   current layer's keys on disk with them first), then the current layer's
+   entries, a slice for later.  0 (s->limit says why) when what is left, the
+   part and the positions held for it, fills all but an eighth of the room
+   by itself (less would mean a spill, with its scan of every layer, every
+   few positions). */
 static int make_room(solver *s, proof_run *run)
 {
     int h;
     for (h = PROOF_LAYERS - 1; h > run->current && run->live > s->proof_room / 2; h--)
         if (run->layers[h].n && !spill_layer(s, run, h))
             return 0;
+    if (run->live > s->proof_room - s->proof_room / 8 && run->part.n) {
+        if (run->seen.n) {
+            if (!sift_disk(s, run, run->current))
+                return 0;
+            run->live -= run->seen.n;
+            free_layer(&run->seen);
+        }
+        if (run->live > s->proof_room / 2 && run->layers[run->current].n &&
+            !spill_layer(s, run, run->current))
+            return 0;
+    }
     if (run->live > s->proof_room - s->proof_room / 8) {
         s->limit = FCS_LIMIT_STATES;
         return 0;
@@ -1566,25 +1595,26 @@ static int make_room(solver *s, proof_run *run)
     return 1;
 }
 
-/* Add a key (packed to `len` bytes, with its hash) to layer l unless there,
-   saying in *added which; 0 when out of room or memory (s->limit says which). */
-static int layer_add(solver *s, proof_run *run, proof_layer *l, uint64_t hash, const uint8_t *packed, int len,
-                     int *added)
+/* Whether layer l holds the key (packed to `len` bytes, with its hash). */
+static inline int layer_has(const proof_layer *l, uint64_t hash, const uint8_t *packed, int len)
 {
     uint8_t fp = (uint8_t)(hash >> 56);
-    proof_bucket *b;
+    const proof_bucket *b;
     const uint8_t *key;
     uint32_t i;
-    if (l->buckets) {
-        b = &l->buckets[bucket_of(l, hash)];
-        for (i = 0, key = b->data + (b->n ? index_bytes(b->n) : 0); i < b->n; key += b->data[2 * i + 1], i++)
-            if (b->data[2 * i] == fp && b->data[2 * i + 1] == len && same_key(key, packed, len)) {
-                *added = 0;
-                return 1;
-            }
-    }
-    if (run->live >= s->proof_room && !make_room(s, run))
-        return 0; /* which may have sent l itself to disk */
+    if (!l->buckets)
+        return 0;
+    b = &l->buckets[bucket_of(l, hash)];
+    for (i = 0, key = b->data + (b->n ? index_bytes(b->n) : 0); i < b->n; key += b->data[2 * i + 1], i++)
+        if (b->data[2 * i] == fp && b->data[2 * i + 1] == len && same_key(key, packed, len))
+            return 1;
+    return 0;
+}
+
+/* Put a key into layer l, which does not hold it; 0 when out of memory. */
+static int layer_insert(solver *s, proof_layer *l, uint64_t hash, const uint8_t *packed, int len)
+{
+    proof_bucket *b;
     if (!l->buckets) {
         if (!(l->buckets = calloc((size_t)1 << FIRST_LEVEL, sizeof(proof_bucket)))) {
             s->limit = FCS_LIMIT_MEMORY;
@@ -1594,56 +1624,194 @@ static int layer_add(solver *s, proof_run *run, proof_layer *l, uint64_t hash, c
         l->level = FIRST_LEVEL;
     }
     b = &l->buckets[bucket_of(l, hash)];
-    if (!bucket_append(b, fp, packed, (uint32_t)len) ||
+    if (!bucket_append(b, (uint8_t)(hash >> 56), packed, (uint32_t)len) ||
         (++l->n > l->n_buckets * BUCKET_LOAD && !split_bucket(l))) {
         s->limit = FCS_LIMIT_MEMORY;
         return 0;
     }
+    return 1;
+}
+
+/* Add a key to layer l unless there, saying in *added which; 0 when out of
+   room or memory (s->limit says which). */
+static int layer_add(solver *s, proof_run *run, proof_layer *l, uint64_t hash, const uint8_t *packed, int len,
+                     int *added)
+{
+    *added = 0;
+    if (layer_has(l, hash, packed, len))
+        return 1;
+    if (run->live >= s->proof_room && !make_room(s, run))
+        return 0; /* which may have sent l itself to disk */
+    if (!layer_insert(s, l, hash, packed, len))
+        return 0;
     run->live++;
     *added = 1;
     return 1;
 }
 
-/* Bring layer h's keys back from disk, as its entries, when its turn comes. */
-static int load_layer(solver *s, proof_run *run, int h)
+/* Move the part's keys into `seen`, freeing the part bucket by bucket as it
+   goes, so the two together never hold more than the part did. */
+static int merge_part(solver *s, proof_run *run)
+{
+    uint64_t b;
+    for (b = 0; b < run->part.n_buckets; b++) {
+        proof_bucket *bucket = &run->part.buckets[b];
+        const uint8_t *key = bucket->n ? bucket->data + index_bytes(bucket->n) : NULL;
+        uint32_t i;
+        for (i = 0; i < bucket->n; key += bucket->data[2 * i + 1], i++)
+            if (!layer_insert(s, &run->seen, hash_packed(key, bucket->data[2 * i + 1]), key,
+                              bucket->data[2 * i + 1]))
+                return 0;
+        free(bucket->data);
+        bucket->data = NULL;
+        bucket->n = 0;
+    }
+    free_layer(&run->part);
+    return 1;
+}
+
+/* Reads one spilled segment's keys in order, through run->in. */
+typedef struct {
+    uint64_t at, end; /* the file offsets of what comes next into the buffer, and of the segment's end */
+    size_t have, pos; /* bytes in the buffer; where its next key starts */
+} key_reader;
+
+static key_reader segment_reader(const spill_segment *segment)
+{
+    key_reader rd = {segment->offset, segment->offset + segment->bytes, 0, 0};
+    return rd;
+}
+
+/* The file offset of the reader's next key. */
+static inline uint64_t reader_offset(const key_reader *rd)
+{
+    return rd->at - (rd->have - rd->pos);
+}
+
+/* The segment's next key, in *key (pointing into run->in) and *len: 1, or 0
+   at its end, or -1 when the file fails or is not what was written (the
+   proof must stop: s->limit says so). */
+static int next_key(solver *s, proof_run *run, key_reader *rd, const uint8_t **key, uint8_t *len)
+{
+    if (rd->have - rd->pos < 1 + KEY_WORDS_MAX * 8 && rd->at < rd->end) {
+        size_t more = SPILL_BUFFER - (rd->have - rd->pos);
+        if (more > rd->end - rd->at)
+            more = (size_t)(rd->end - rd->at);
+        memmove(run->in, run->in + rd->pos, rd->have - rd->pos);
+        rd->have -= rd->pos;
+        rd->pos = 0;
+        if (!transfer(run->spill_fd, run->in + rd->have, more, rd->at, 0)) {
+            s->limit = FCS_LIMIT_DISK;
+            return -1;
+        }
+        rd->have += more;
+        rd->at += more;
+    }
+    if (rd->pos == rd->have)
+        return 0;
+    *len = run->in[rd->pos];
+    if (!*len || *len > KEY_WORDS_MAX * 8 || rd->pos + 1u + *len > rd->have) {
+        s->limit = FCS_LIMIT_DISK;
+        return -1;
+    }
+    *key = run->in + rd->pos + 1;
+    rd->pos += 1u + *len;
+    return 1;
+}
+
+/* Layer h's first `used` bytes (and `keys` keys) on disk were read back: give
+   their space back, and drop the segments they emptied. */
+static void consume_disk(proof_run *run, int h, uint64_t used, uint64_t keys)
 {
     spill_list *list = &run->on_disk[h];
-    uint32_t k;
-    for (k = 0; k < list->n; k++) {
-        uint64_t at = list->segments[k].offset, end = at + list->segments[k].bytes;
-        size_t have = 0, pos = 0;
-        while (pos < have || at < end) {
-            uint8_t len;
-            int added;
-            if (have - pos < 1 + KEY_WORDS_MAX * 8 && at < end) {
-                size_t more = SPILL_BUFFER - (have - pos);
-                if (more > end - at)
-                    more = (size_t)(end - at);
-                memmove(run->in, run->in + pos, have - pos);
-                have -= pos;
-                pos = 0;
-                if (!transfer(run->spill_fd, run->in + have, more, at, 0)) {
+    spill_segment *first = &list->segments[0], read = {first->offset, used, keys};
+    release_segment(run, &read);
+    run->waiting -= keys;
+    first->offset += used;
+    first->bytes -= used;
+    first->keys -= keys;
+    if (!first->bytes) {
+        memmove(list->segments, list->segments + 1, sizeof(spill_segment) * --list->n);
+        if (!list->n) {
+            free(list->segments);
+            memset(list, 0, sizeof(*list));
+        }
+    }
+}
+
+/* Bring layer h's keys back from disk, as its entries, when its turn comes:
+   until it holds `slice` of them, and then the rest stays on disk, a slice
+   for later (see layered_proof). */
+static int load_layer(solver *s, proof_run *run, int h, uint64_t slice)
+{
+    while (run->on_disk[h].n && run->layers[h].n < slice) {
+        key_reader rd = segment_reader(&run->on_disk[h].segments[0]);
+        uint64_t start = rd.at, keys = 0;
+        const uint8_t *key;
+        uint8_t len;
+        int got = 0, added;
+        while (run->layers[h].n < slice && (got = next_key(s, run, &rd, &key, &len)) > 0) {
+            if (!layer_add(s, run, &run->layers[h], hash_packed(key, len), key, len, &added))
+                return 0;
+            keys++;
+        }
+        if (got < 0)
+            return 0;
+        consume_disk(run, h, reader_offset(&rd) - start, keys);
+    }
+    return 1;
+}
+
+/* Drop from layer h's keys on disk those already visited, in `seen`: the
+   survivors are written again, as one segment. */
+static int sift_disk(solver *s, proof_run *run, int h)
+{
+    spill_list *list = &run->on_disk[h];
+    spill_segment kept = {run->spill_end, 0, 0};
+    size_t used = 0;
+    while (list->n) {
+        key_reader rd = segment_reader(&list->segments[0]);
+        uint64_t keys = 0;
+        const uint8_t *key;
+        uint8_t len;
+        int got;
+        while ((got = next_key(s, run, &rd, &key, &len)) > 0) {
+            keys++;
+            if (layer_has(&run->seen, hash_packed(key, len), key, len))
+                continue;
+            if (used + 1 + len > SPILL_BUFFER) {
+                if (!transfer(run->spill_fd, run->out, used, run->spill_end, 1)) {
                     s->limit = FCS_LIMIT_DISK;
                     return 0;
                 }
-                have += more;
-                at += more;
+                run->spill_end += used;
+                used = 0;
             }
-            len = run->in[pos];
-            if (len > KEY_WORDS_MAX * 8) { /* not what was written */
-                s->limit = FCS_LIMIT_DISK;
-                return 0;
-            }
-            if (!layer_add(s, run, &run->layers[h], hash_packed(run->in + pos + 1, len), run->in + pos + 1, len,
-                           &added))
-                return 0;
-            pos += 1u + len;
+            run->out[used++] = len;
+            memcpy(run->out + used, key, len);
+            used += len;
+            kept.keys++;
         }
-        run->waiting -= list->segments[k].keys;
-        release_segment(run, &list->segments[k]);
+        if (got < 0)
+            return 0;
+        consume_disk(run, h, list->segments[0].bytes, keys);
     }
-    free(list->segments);
-    memset(list, 0, sizeof(*list));
+    if (!transfer(run->spill_fd, run->out, used, run->spill_end, 1)) {
+        s->limit = FCS_LIMIT_DISK;
+        return 0;
+    }
+    run->spill_end += used;
+    kept.bytes = run->spill_end - kept.offset;
+    if (!kept.keys)
+        return 1;
+    if (!(list->segments = malloc(sizeof(spill_segment) * 4))) {
+        s->limit = FCS_LIMIT_MEMORY;
+        return 0;
+    }
+    list->alloc = 4;
+    list->segments[list->n++] = kept;
+    run->spilled += kept.keys;
+    run->waiting += kept.keys;
     return 1;
 }
 
@@ -1973,6 +2141,7 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
 {
     proof_run run;
     uint64_t visited = 0, most = 0, most_higher = 0; /* in the layer's groups so far */
+    uint64_t slice;                                  /* a group's entries held at once, at most */
     int h, outcome = PHASE_GAVE_UP;
     double saved = now_s(), gap = s->lim->checkpoint_every_s; /* since the last save; until the next */
 
@@ -1984,6 +2153,7 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
     run.out = malloc(SPILL_BUFFER);
     run.in = malloc(SPILL_BUFFER);
     s->proof_room = (uint64_t)s->max_states * PROOF_ROOM;
+    slice = s->proof_room / 8 * 3;
     if (!run.layers || !run.on_disk || !run.kids || !run.out || !run.in) {
         s->limit = FCS_LIMIT_MEMORY;
         goto out;
@@ -1999,24 +2169,37 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
             goto out;
     }
     for (; h < PROOF_LAYERS; h++) {
-        uint64_t from = 0;
         int worked = run.layers[h].n || run.on_disk[h].n;
         run.current = h;
-        if (!load_layer(s, &run, h))
-            goto out;
-        while (run.layers[h].n) {
-            if (!proof_next_entry(s, &run, &from) || !proof_sweep_part(s, &run, deadline))
+        while (run.layers[h].n || run.on_disk[h].n) {
+            uint64_t from = 0;
+            if (!load_layer(s, &run, h, slice))
                 goto out;
-            visited += run.part.n;
-            s->proof_states += run.part.n;
-            if (run.live > most) { /* a part's end: nothing held goes before */
-                most = run.live;
-                most_higher = run.live - run.part.n - run.layers[h].n;
+            while (run.layers[h].n) {
+                if (!proof_next_entry(s, &run, &from) || !proof_sweep_part(s, &run, deadline))
+                    goto out;
+                visited += run.part.n;
+                s->proof_states += run.part.n;
+                if (run.live > most) { /* a part's end: nothing held goes before */
+                    most = run.live;
+                    most_higher = run.live - run.part.n - run.seen.n - run.layers[h].n;
+                }
+                if (!run.on_disk[h].n) {
+                    run.live -= run.part.n;
+                    free_layer(&run.part);
+                    continue;
+                }
+                if (!merge_part(s, &run))
+                    goto out;
+                if (!run.layers[h].n || run.seen.n > s->proof_room / 4) {
+                    if (!sift_disk(s, &run, h))
+                        goto out;
+                    run.live -= run.seen.n;
+                    free_layer(&run.seen);
+                }
             }
-            run.live -= run.part.n;
-            free_layer(&run.part);
+            free_layer(&run.layers[h]);
         }
-        free_layer(&run.layers[h]);
         if (worked && s->lim->checkpoint && now_s() - saved >= gap) {
             double began = now_s();
             checkpoint_save(s, &run, h + 1); /* if the disk will not take it, the proof goes on */
@@ -2048,6 +2231,7 @@ out:
     if (run.spill_fd >= 0)
         close(run.spill_fd);
     free_layer(&run.part);
+    free_layer(&run.seen);
     free(run.layers);
     free(run.on_disk);
     free(run.kids);
