@@ -108,6 +108,9 @@ def test_limits_give_unknown_naming_the_limit():
     assert solve(11982, limits=Limits(max_states=1000)).status == UNSOLVABLE
     timed = solve(883, preset("freecell", cells=0), Limits(timeout=0.01))
     assert (timed.status, timed.limit) == (UNKNOWN, "time")
+    # The least room there is: the layered proof (room for 4, slices of one) gives up at once.
+    least = solve(27, preset("freecell", cells=1), Limits(max_states=1))
+    assert (least.status, least.limit) == (UNKNOWN, "states")
 
 
 def test_a_complete_search_out_of_room_leaves_the_greedy_search_a_last_try():

@@ -1422,10 +1422,11 @@ typedef struct {
    million in one group).  Then they come back from disk a slice at a time
    (3/8 of the room), and make_room may send the slice's unvisited entries
    back.  An entry still on disk cannot be taken out when a part meets it,
-   so while any are, each finished part goes into `seen`, and before `seen`
-   is freed (at a quarter of the room, or the slice's end) the keys on disk
-   are sifted with it (sift_disk): those visited are dropped.  So each part
-   is still visited once, and only a part itself must fit in the room.
+   so while any are, each finished part goes into `seen`: a key in it is
+   skipped when its slice is loaded, and before `seen` is freed (at a
+   quarter of the room) the keys on disk are sifted with it (sift_disk):
+   those visited are dropped.  So each part is still visited once, and only
+   a part itself must fit in the room.
    Measured on 1-cell deal 1706: the proof visits 2,365,759 positions with
    room for 40,000 as with room for 200,000; without slices it ran out of
    room at 80,000. */
@@ -1434,6 +1435,7 @@ typedef struct {
     proof_layer part;
     proof_layer seen; /* parts visited, while the current layer has keys on disk */
     int current;
+    int sweeping; /* a part is being gathered (so no keys are being read in: see make_room) */
     uint64_t live; /* positions held in memory, in all layers and the part */
     proof_child *kids;
     int n_kids;
@@ -1452,8 +1454,9 @@ typedef struct {
    11.6 million held at the end of layer 42/5).  When the room runs out they
    go to a temporary file, highest first (they wait longest), until half the
    room is free; a layer's keys come back, duplicates dropped, when its turn
-   comes (in slices, if they are many: see proof_run).  A key may be written more than once (it can arrive again after
-   its layer went out), so the file is bounded too: what waits in it may be
+   comes (in slices, if they are many: see proof_run).  A key may be written
+   more than once (it can arrive again after its layer went out, and sifting
+   writes what it keeps again), so the file is bounded too: what waits in it may be
    PROOF_DISK times the room, in keys (on Linux the space of what was read
    back is given back at once; elsewhere the file keeps it until the proof
    ends, so it can grow past that).  The file is unlinked as soon as it is made,
@@ -1563,11 +1566,21 @@ failed: /* the disk (or memory) would not take it */
 
 static int sift_disk(solver *s, proof_run *run, int h);
 
+/* The parts visited go: nothing on disk needs sifting with them any more. */
+static void forget_seen(proof_run *run)
+{
+    run->live -= run->seen.n;
+    free_layer(&run->seen);
+}
+
 /* Out of room: send the higher layers to disk, highest first, until half
    the room is free.  If that is not enough while a part is under way, what
    it does not need goes too: the parts visited before it (sifting the
    current layer's keys on disk with them first), then the current layer's
-   entries, a slice for later.  0 (s->limit says why) when what is left, the
+   entries, a slice for later.  Only then: while keys are being read in
+   (load_layer, checkpoint_load), run->in holds them and the current layer's
+   disk list is being read, which sifting would change under them.  0
+   (s->limit says why) when what is left, the
    part and the positions held for it, fills all but an eighth of the room
    by itself (less would mean a spill, with its scan of every layer, every
    few positions). */
@@ -1577,13 +1590,9 @@ static int make_room(solver *s, proof_run *run)
     for (h = PROOF_LAYERS - 1; h > run->current && run->live > s->proof_room / 2; h--)
         if (run->layers[h].n && !spill_layer(s, run, h))
             return 0;
-    if (run->live > s->proof_room - s->proof_room / 8 && run->part.n) {
-        if (run->seen.n) {
-            if (!sift_disk(s, run, run->current))
-                return 0;
-            run->live -= run->seen.n;
-            free_layer(&run->seen);
-        }
+    if (run->live > s->proof_room - s->proof_room / 8 && run->sweeping) {
+        if (run->seen.n && !sift_disk(s, run, run->current))
+            return 0;
         if (run->live > s->proof_room / 2 && run->layers[run->current].n &&
             !spill_layer(s, run, run->current))
             return 0;
@@ -1611,7 +1620,9 @@ static inline int layer_has(const proof_layer *l, uint64_t hash, const uint8_t *
     return 0;
 }
 
-/* Put a key into layer l, which does not hold it; 0 when out of memory. */
+/* Put a key into layer l without looking for it there (where parts can
+   overlap, `seen` may get a key twice, which costs only memory); 0 when
+   out of memory. */
 static int layer_insert(solver *s, proof_layer *l, uint64_t hash, const uint8_t *packed, int len)
 {
     proof_bucket *b;
@@ -1741,7 +1752,7 @@ static void consume_disk(proof_run *run, int h, uint64_t used, uint64_t keys)
 
 /* Bring layer h's keys back from disk, as its entries, when its turn comes:
    until it holds `slice` of them, and then the rest stays on disk, a slice
-   for later (see layered_proof). */
+   for later (see proof_run).  Keys of parts already visited are skipped. */
 static int load_layer(solver *s, proof_run *run, int h, uint64_t slice)
 {
     while (run->on_disk[h].n && run->layers[h].n < slice) {
@@ -1751,9 +1762,10 @@ static int load_layer(solver *s, proof_run *run, int h, uint64_t slice)
         uint8_t len;
         int got = 0, added;
         while (run->layers[h].n < slice && (got = next_key(s, run, &rd, &key, &len)) > 0) {
-            if (!layer_add(s, run, &run->layers[h], hash_packed(key, len), key, len, &added))
-                return 0;
+            uint64_t hash = hash_packed(key, len);
             keys++;
+            if (!layer_has(&run->seen, hash, key, len) && !layer_add(s, run, &run->layers[h], hash, key, len, &added))
+                return 0;
         }
         if (got < 0)
             return 0;
@@ -1762,8 +1774,8 @@ static int load_layer(solver *s, proof_run *run, int h, uint64_t slice)
     return 1;
 }
 
-/* Drop from layer h's keys on disk those already visited, in `seen`: the
-   survivors are written again, as one segment. */
+/* Drop from layer h's keys on disk those already visited, in `seen`, which
+   then goes: the survivors are written again, as one segment. */
 static int sift_disk(solver *s, proof_run *run, int h)
 {
     spill_list *list = &run->on_disk[h];
@@ -1802,6 +1814,7 @@ static int sift_disk(solver *s, proof_run *run, int h)
     }
     run->spill_end += used;
     kept.bytes = run->spill_end - kept.offset;
+    forget_seen(run);
     if (!kept.keys)
         return 1;
     if (!(list->segments = malloc(sizeof(spill_segment) * 4))) {
@@ -2153,7 +2166,7 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
     run.out = malloc(SPILL_BUFFER);
     run.in = malloc(SPILL_BUFFER);
     s->proof_room = (uint64_t)s->max_states * PROOF_ROOM;
-    slice = s->proof_room / 8 * 3;
+    slice = s->proof_room / 8 * 3 + 1; /* at least one, so each slice gets somewhere */
     if (!run.layers || !run.on_disk || !run.kids || !run.out || !run.in) {
         s->limit = FCS_LIMIT_MEMORY;
         goto out;
@@ -2175,9 +2188,13 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
             uint64_t from = 0;
             if (!load_layer(s, &run, h, slice))
                 goto out;
+            if (!run.on_disk[h].n)
+                forget_seen(&run); /* no key is left to skip or sift with it */
             while (run.layers[h].n) {
+                run.sweeping = 1;
                 if (!proof_next_entry(s, &run, &from) || !proof_sweep_part(s, &run, deadline))
                     goto out;
+                run.sweeping = 0;
                 visited += run.part.n;
                 s->proof_states += run.part.n;
                 if (run.live > most) { /* a part's end: nothing held goes before */
@@ -2189,14 +2206,8 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
                     free_layer(&run.part);
                     continue;
                 }
-                if (!merge_part(s, &run))
+                if (!merge_part(s, &run) || (run.seen.n > s->proof_room / 4 && !sift_disk(s, &run, h)))
                     goto out;
-                if (!run.layers[h].n || run.seen.n > s->proof_room / 4) {
-                    if (!sift_disk(s, &run, h))
-                        goto out;
-                    run.live -= run.seen.n;
-                    free_layer(&run.seen);
-                }
             }
             free_layer(&run.layers[h]);
         }
