@@ -1508,8 +1508,43 @@ static void release_segment(proof_run *run, const spill_segment *segment)
 #endif
 }
 
-/* Write layer h's keys (each as its length, then its bytes) as one more
-   segment of the file, and free the layer. */
+/* Room for one more segment in list; 0 when out of memory. */
+static int reserve_segment(spill_list *list)
+{
+    if (list->n == list->alloc) {
+        uint32_t alloc = list->alloc ? list->alloc * 2 : 4;
+        spill_segment *segments = realloc(list->segments, sizeof(spill_segment) * alloc);
+        if (!segments)
+            return 0;
+        list->segments = segments;
+        list->alloc = alloc;
+    }
+    return 1;
+}
+
+/* Write the `*used` bytes gathered in run->out at the file's end; 0 when
+   the disk will not take them. */
+static int spill_flush(proof_run *run, size_t *used)
+{
+    if (!transfer(run->spill_fd, run->out, *used, run->spill_end, 1))
+        return 0;
+    run->spill_end += *used;
+    *used = 0;
+    return 1;
+}
+
+/* Gather a key (its length, then its bytes) in run->out for the file's end. */
+static int spill_put(proof_run *run, size_t *used, const uint8_t *key, uint8_t len)
+{
+    if (*used + 1 + len > SPILL_BUFFER && !spill_flush(run, used))
+        return 0;
+    run->out[(*used)++] = len;
+    memcpy(run->out + *used, key, len);
+    *used += len;
+    return 1;
+}
+
+/* Write layer h's keys as one more segment of the file, and free the layer. */
 static int spill_layer(solver *s, proof_run *run, int h)
 {
     proof_layer *l = &run->layers[h];
@@ -1520,37 +1555,18 @@ static int spill_layer(solver *s, proof_run *run, int h)
         s->limit = FCS_LIMIT_STATES; /* its share, like the room, comes from max_states */
         return 0;
     }
-    if (list->n == list->alloc) {
-        uint32_t alloc = list->alloc ? list->alloc * 2 : 4;
-        spill_segment *segments = realloc(list->segments, sizeof(spill_segment) * alloc);
-        if (!segments)
-            goto failed;
-        list->segments = segments;
-        list->alloc = alloc;
-    }
-    if (run->spill_fd < 0 && !spill_open(run))
+    if (!reserve_segment(list) || (run->spill_fd < 0 && !spill_open(run)))
         goto failed;
     for (b = 0; b < l->n_buckets; b++) {
         const proof_bucket *bucket = &l->buckets[b];
         const uint8_t *key = bucket->n ? bucket->data + index_bytes(bucket->n) : NULL;
         uint32_t i;
-        for (i = 0; i < bucket->n; i++) {
-            uint8_t len = bucket->data[2 * i + 1];
-            if (used + 1 + len > SPILL_BUFFER) {
-                if (!transfer(run->spill_fd, run->out, used, run->spill_end, 1))
-                    goto failed;
-                run->spill_end += used;
-                used = 0;
-            }
-            run->out[used++] = len;
-            memcpy(run->out + used, key, len);
-            used += len;
-            key += len;
-        }
+        for (i = 0; i < bucket->n; key += bucket->data[2 * i + 1], i++)
+            if (!spill_put(run, &used, key, bucket->data[2 * i + 1]))
+                goto failed;
     }
-    if (!transfer(run->spill_fd, run->out, used, run->spill_end, 1))
+    if (!spill_flush(run, &used))
         goto failed;
-    run->spill_end += used;
     list->segments[list->n].offset = offset;
     list->segments[list->n].bytes = run->spill_end - offset;
     list->segments[list->n++].keys = l->n;
@@ -1791,37 +1807,28 @@ static int sift_disk(solver *s, proof_run *run, int h)
             keys++;
             if (layer_has(&run->seen, hash_packed(key, len), key, len))
                 continue;
-            if (used + 1 + len > SPILL_BUFFER) {
-                if (!transfer(run->spill_fd, run->out, used, run->spill_end, 1)) {
-                    s->limit = FCS_LIMIT_DISK;
-                    return 0;
-                }
-                run->spill_end += used;
-                used = 0;
+            if (!spill_put(run, &used, key, len)) {
+                s->limit = FCS_LIMIT_DISK;
+                return 0;
             }
-            run->out[used++] = len;
-            memcpy(run->out + used, key, len);
-            used += len;
             kept.keys++;
         }
         if (got < 0)
             return 0;
         consume_disk(run, h, list->segments[0].bytes, keys);
     }
-    if (!transfer(run->spill_fd, run->out, used, run->spill_end, 1)) {
+    if (!spill_flush(run, &used)) {
         s->limit = FCS_LIMIT_DISK;
         return 0;
     }
-    run->spill_end += used;
     kept.bytes = run->spill_end - kept.offset;
     forget_seen(run);
     if (!kept.keys)
         return 1;
-    if (!(list->segments = malloc(sizeof(spill_segment) * 4))) {
+    if (!reserve_segment(list)) {
         s->limit = FCS_LIMIT_MEMORY;
         return 0;
     }
-    list->alloc = 4;
     list->segments[list->n++] = kept;
     run->spilled += kept.keys;
     run->waiting += kept.keys;
