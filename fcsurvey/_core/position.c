@@ -124,6 +124,7 @@ int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_m
     const int cells = r->cells, columns = r->columns;
     const fcs_rules rules = *r;
     uint8_t top[FCS_MAX_COLS], rank[FCS_MAX_COLS], len[FCS_MAX_COLS], cell[FCS_MAX_CELLS], found[FCS_NUM_SUITS];
+    unsigned with_rank[FCS_RANKS + 1] = {0}; /* columns whose top card has this rank */
     int n = 0, i, j, s, cell0 = -1, col0 = -1, cap_full, cap_empty;
 
     for (i = 0; i < cells; i++) {
@@ -135,6 +136,7 @@ int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_m
         len[i] = p->len[i];
         top[i] = len[i] ? p->col[i][len[i] - 1] : 0;
         rank[i] = top[i] ? (uint8_t)CARD_RANK(top[i]) : 0;
+        with_rank[rank[i]] |= 1u << i;
         if (!len[i] && col0 < 0)
             col0 = i;
     }
@@ -163,16 +165,22 @@ int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_m
     /* Columns to columns. */
     for (i = 0; i < columns; i++) {
         const uint8_t *col = p->col[i];
-        int run, most;
+        int run, most, above;
+        unsigned reach = 0;
         if (!len[i])
             continue;
         run = fcs_run_length(&rules, p, i);
         most = run < cap_full ? run : cap_full;
-        /* k: how many cards must move for the run to land on column j's
-           top; out of 1..most also for j == i and empty j (rank 0). */
-        for (j = 0; j < columns; j++) {
-            int k = rank[j] - rank[i];
-            if ((unsigned)(k - 1) < (unsigned)most && fcs_can_build(&rules, top[j], col[len[i] - k]))
+        /* k cards must move for the run to land on a top k ranks above
+           column i's, so only columns with such tops can take part of it
+           (in column order, as a scan of every column would find them). */
+        for (above = rank[i] + 1; above <= rank[i] + most && above <= FCS_RANKS; above++)
+            reach |= with_rank[above];
+        for (; reach; reach &= reach - 1) {
+            int k;
+            j = __builtin_ctz(reach);
+            k = rank[j] - rank[i];
+            if (fcs_can_build(&rules, top[j], col[len[i] - k]))
                 out[n++] = make_move(AT_COLUMN, i, AT_COLUMN, j, k);
         }
         if (col0 >= 0) {
