@@ -11,6 +11,7 @@
 #include "search.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #define NO_PARENT 0xFFFFFFFFu
 #define TIME_CHECK_EVERY 256
 #define INITIAL_STATES 1024
+#define INITIAL_BUCKETS 1024
 #define SOLUTION_TOKEN_MAX 8
 #define LAST_TRY_SHARE 8 /* the last eager try's share of max_states: 1/8 */
 
@@ -60,8 +62,10 @@ typedef struct {
     uint64_t mask;
 
     recent_entry *recent; /* RECENT_SLOTS, for the fast phase */
-    struct open_entry_s *heap;
-    uint32_t heap_n, heap_alloc, seq;
+    struct open_entry_s *entries; /* the open list (open_push) */
+    uint32_t entries_n, entries_alloc, free_entry, open_n;
+    uint32_t *bucket; /* top entry of each priority's stack */
+    uint32_t buckets, lowest;
 
     int limit;
     uint64_t expanded;
@@ -285,7 +289,8 @@ static void canonical(const fcs_pos *p, const layout *lay, fcs_pos *canon)
     memcpy(canon->found, p->found, sizeof(canon->found));
     for (i = 0; i < lay->columns; i++) {
         canon->len[i] = p->len[lay->order[i]];
-        memcpy(canon->col[i], p->col[lay->order[i]], canon->len[i]);
+        /* Whole rows: a copy of fixed size is a few instructions. */
+        memcpy(canon->col[i], p->col[lay->order[i]], FCS_MAX_COL_LEN);
     }
     memcpy(canon->cell, lay->cells, (size_t)lay->n_cells);
 }
@@ -464,15 +469,20 @@ static uint32_t find_or_add(solver *s, const uint64_t *key, int *is_new)
 
 /* ---- open list -------------------------------------------------------- */
 
-/* An open-list entry: ordering key (priority << 32 | newest-first tiebreak),
-   and what it stands for: a stored position (move == NO_MOVE) or a child not
-   yet stored, reached from stored position `state` by a physical move. */
+/* The open list is a bucket queue.  Priorities are small integers (the
+   heuristic plus a depth term: a few thousand at most), so each priority
+   keeps a stack of entries, and a pop takes the newest entry of the lowest
+   non-empty priority: the order of a heap keyed on (priority, newest
+   first), at constant cost instead of a logarithm.  An entry stands for a
+   stored position (move == NO_MOVE) or a child not yet stored, reached
+   from stored position `state` by a physical move. */
 typedef struct open_entry_s {
-    uint64_t order;
     uint32_t state;
     uint32_t move;
+    uint32_t next; /* the entry below it on its stack, or the next free one */
 } open_entry;
 
+#define NO_ENTRY 0xFFFFFFFFu
 #define NO_MOVE 0xFFFFFFFFu
 
 static inline uint32_t pack_physical(const fcs_move *m)
@@ -490,47 +500,78 @@ static inline void unpack_physical(uint32_t v, fcs_move *m)
     m->count = (uint8_t)((v >> 12) & 63);
 }
 
-static int heap_push(solver *s, uint32_t priority, uint32_t state, uint32_t move)
+static int grow_buckets(solver *s, uint32_t priority)
 {
-    open_entry e, *h;
-    uint32_t i;
-    if (s->heap_n == s->heap_alloc) {
-        uint32_t alloc = s->heap_alloc ? s->heap_alloc * 2 : INITIAL_STATES;
-        if ((h = realloc(s->heap, (size_t)alloc * sizeof(open_entry))) == NULL) {
-            s->limit = FCS_LIMIT_MEMORY;
-            return 0;
-        }
-        s->heap = h;
-        s->heap_alloc = alloc;
-    }
-    e.order = ((uint64_t)priority << 32) | (uint64_t)(0xFFFFFFFFu - s->seq++);
-    e.state = state;
-    e.move = move;
-    h = s->heap;
-    for (i = s->heap_n++; i > 0 && h[(i - 1) / 2].order > e.order; i = (i - 1) / 2)
-        h[i] = h[(i - 1) / 2];
-    h[i] = e;
+    uint32_t alloc = s->buckets ? s->buckets : INITIAL_BUCKETS, i;
+    uint32_t *b;
+    while (alloc <= priority)
+        alloc *= 2;
+    if ((b = realloc(s->bucket, (size_t)alloc * sizeof(uint32_t))) == NULL)
+        return 0;
+    for (i = s->buckets; i < alloc; i++)
+        b[i] = NO_ENTRY;
+    s->bucket = b;
+    s->buckets = alloc;
     return 1;
 }
 
-static open_entry heap_pop(solver *s)
+static int open_push(solver *s, uint32_t priority, uint32_t state, uint32_t move)
 {
-    open_entry *h = s->heap, top = h[0], last = h[--s->heap_n];
-    uint32_t i = 0, n = s->heap_n;
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && h[c + 1].order < h[c].order)
-            c++;
-        if (h[c].order >= last.order)
-            break;
-        h[i] = h[c];
-        i = c;
+    uint32_t e;
+    if (priority >= s->buckets && !grow_buckets(s, priority)) {
+        s->limit = FCS_LIMIT_MEMORY;
+        return 0;
     }
-    if (n)
-        h[i] = last;
+    if (s->free_entry != NO_ENTRY) {
+        e = s->free_entry;
+        s->free_entry = s->entries[e].next;
+    } else {
+        if (s->entries_n == s->entries_alloc) {
+            uint32_t alloc = s->entries_alloc ? s->entries_alloc * 2 : INITIAL_STATES;
+            open_entry *h = realloc(s->entries, (size_t)alloc * sizeof(open_entry));
+            if (h == NULL) {
+                s->limit = FCS_LIMIT_MEMORY;
+                return 0;
+            }
+            s->entries = h;
+            s->entries_alloc = alloc;
+        }
+        e = s->entries_n++;
+    }
+    s->entries[e].state = state;
+    s->entries[e].move = move;
+    s->entries[e].next = s->bucket[priority];
+    s->bucket[priority] = e;
+    if (!s->open_n || priority < s->lowest)
+        s->lowest = priority;
+    s->open_n++;
+    return 1;
+}
+
+/* Only when s->open_n > 0. */
+static open_entry open_pop(solver *s)
+{
+    uint32_t e;
+    open_entry top;
+    while (s->bucket[s->lowest] == NO_ENTRY)
+        s->lowest++;
+    e = s->bucket[s->lowest];
+    top = s->entries[e];
+    s->bucket[s->lowest] = top.next;
+    s->entries[e].next = s->free_entry;
+    s->free_entry = e;
+    s->open_n--;
     return top;
+}
+
+/* Empty the open list, keeping its memory. */
+static void open_clear(solver *s)
+{
+    uint32_t i;
+    for (i = 0; i < s->buckets; i++)
+        s->bucket[i] = NO_ENTRY;
+    s->entries_n = s->open_n = s->lowest = 0;
+    s->free_entry = NO_ENTRY;
 }
 
 /* ---- heuristic -------------------------------------------------------- */
@@ -626,6 +667,14 @@ static uint32_t heuristic(const solver *s, const fcs_pos *p)
         buried += column_buried(p->col[i], p->len[i], p->found);
     }
     return combine(r, s->w, p, shape, buried, cells_used(r, p), columns_empty(r, p));
+}
+
+/* *to = *from for a game of `columns` columns: rows past them are never
+   read, and a struct copy of the whole (344 bytes) costs a string move. */
+static inline void copy_pos(fcs_pos *to, const fcs_pos *from, int columns)
+{
+    memcpy(to->col, from->col, (size_t)columns * FCS_MAX_COL_LEN);
+    memcpy(to->len, from->len, sizeof(fcs_pos) - offsetof(fcs_pos, len));
 }
 
 /* ---- autoplay and tokens ---------------------------------------------- */
@@ -869,8 +918,7 @@ static void finish_solved(solver *s, uint32_t last, const fcs_packed_move *final
 static void reset_store(solver *s)
 {
     s->n = 0;
-    s->heap_n = 0;
-    s->seq = 0;
+    open_clear(s);
     memset(s->table, 0, (size_t)(s->mask + 1) * sizeof(uint64_t));
 }
 
@@ -881,14 +929,17 @@ static void release_store(solver *s)
     free(s->move);
     free(s->depth);
     free(s->table);
-    free(s->heap);
+    free(s->entries);
+    free(s->bucket);
     s->keys = NULL;
     s->parent = NULL;
     s->move = NULL;
     s->depth = NULL;
     s->table = NULL;
-    s->heap = NULL;
-    s->n = s->alloc = s->heap_n = s->heap_alloc = 0;
+    s->entries = NULL;
+    s->bucket = NULL;
+    s->n = s->alloc = s->entries_n = s->entries_alloc = s->open_n = s->buckets = s->lowest = 0;
+    s->free_entry = NO_ENTRY;
     s->mask = 0;
 }
 
@@ -921,28 +972,135 @@ static int is_pruned(const fcs_rules *r, const fcs_pos *p, const fcs_move *m)
     return len > k && fcs_can_build(r, p->col[m->src][len - k - 1], p->col[m->src][len - k]);
 }
 
+/* One column of an expanded position, read once so that a move that sends
+   nothing home can be scored in a few steps: taking cards off the top
+   leaves a prefix, whose terms are looked up, and putting a run on it (a
+   run is built, so it adds no break, and its ranks fall, so its cards
+   block only on cards already there) adds terms the run alone decides.
+   column_shape() and column_buried() are the definitions; the profile
+   gives the same numbers. */
+typedef struct {
+    uint8_t blocked[FCS_MAX_COL_LEN + 1]; /* blocked cards among the first j */
+    uint8_t breaks[FCS_MAX_COL_LEN + 1];  /* breaks among the first j */
+    uint8_t lowest[FCS_NUM_SUITS];        /* lowest rank of each suit, 14 if none */
+    uint8_t needed_at[FCS_NUM_SUITS];     /* where the cards the foundations need next lie */
+    int first_break, needed;
+    int shape, buried;                    /* the whole column's terms */
+} column_profile;
+
+static inline void profile_column(const fcs_rules *r, const weights *w, const uint8_t *col, int len,
+                                  const uint8_t *found, column_profile *cp)
+{
+    int j, blocked = 0, breaks = 0;
+    memset(cp->lowest, FCS_RANKS + 1, sizeof(cp->lowest));
+    cp->first_break = cp->needed = cp->buried = 0;
+    cp->blocked[0] = cp->breaks[0] = 0;
+    for (j = 0; j < len; j++) {
+        int c = col[j], su = CARD_SUIT(c), rk = CARD_RANK(c);
+        if (cp->lowest[su] < rk)
+            blocked++;
+        else
+            cp->lowest[su] = (uint8_t)rk;
+        if (j && !fcs_can_build(r, col[j - 1], c)) {
+            breaks++;
+            if (!cp->first_break)
+                cp->first_break = j;
+        }
+        if (rk == found[su] + 1) {
+            cp->needed_at[cp->needed++] = (uint8_t)j;
+            cp->buried += len - 1 - j;
+        }
+        cp->blocked[j + 1] = (uint8_t)blocked;
+        cp->breaks[j + 1] = (uint8_t)breaks;
+    }
+    cp->shape = len ? w->blocked * blocked + w->broken * breaks + w->column +
+                          w->not_well * (cp->first_break ? len - cp->first_break : 0)
+                    : 0;
+}
+
+/* The terms of the column's first m cards. */
+static inline int prefix_shape(const weights *w, const column_profile *cp, int m)
+{
+    int first = cp->first_break < m ? cp->first_break : 0;
+    if (!m)
+        return 0;
+    return w->blocked * cp->blocked[m] + w->broken * cp->breaks[m] + w->column +
+           w->not_well * (first ? m - first : 0);
+}
+
+static inline int prefix_buried(const column_profile *cp, int m)
+{
+    int i, buried = 0;
+    for (i = 0; i < cp->needed; i++)
+        if (cp->needed_at[i] < m)
+            buried += m - 1 - cp->needed_at[i];
+    return buried;
+}
+
+/* The changes in the terms when the column of length len takes the k-card
+   run `run` (bottom card first), which builds on its top when it has one. */
+static inline void run_terms(const weights *w, const column_profile *cp, int len, const uint8_t *run, int k,
+                             const uint8_t *found, int *shape, int *buried)
+{
+    int i, blocked = 0, needed = 0;
+    if (!len) {
+        *shape += w->column;
+    } else {
+        *shape += w->not_well * (cp->first_break ? k : 0);
+        *buried += k * cp->needed;
+    }
+    for (i = 0; i < k; i++) {
+        int c = run[i];
+        blocked += cp->lowest[CARD_SUIT(c)] < CARD_RANK(c);
+        if (CARD_RANK(c) == found[CARD_SUIT(c)] + 1)
+            needed += k - 1 - i;
+    }
+    *shape += w->blocked * (len ? blocked : 0);
+    *buried += needed;
+}
+
+/* Whether making m from p (autoplay done) sends a card home or may start
+   autoplay: may_autoplay() read off the parent, so the child need not be
+   built to find out. */
+static inline int reaches_home(const fcs_pos *p, const fcs_move *m)
+{
+    int rest, c;
+    if (m->dst_kind == AT_FOUNDATION || m->src_kind == AT_FOUNDATION)
+        return 1;
+    if (m->src_kind != AT_COLUMN || !(rest = p->len[m->src] - m->count))
+        return 0;
+    c = p->col[m->src][rest - 1];
+    return p->found[CARD_SUIT(c)] + 1 == CARD_RANK(c);
+}
+
 /* Fast phase: greedy best-first where children are scored but stored only
    when taken from the open list, so a typical deal stores about as many
-   positions as its solution is long.  Gives up after `budget` positions. */
+   positions as its solution is long.  Gives up after `budget` positions.
+   Most children send nothing home and change only the two ends of their
+   move, so they are scored from the parent's per-column terms without being
+   built; the others are built, autoplayed, and rescored where they changed. */
 static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double deadline, fcs_result *res)
 {
     const fcs_rules *r = s->r;
+    const weights *w;
     fcs_move moves[FCS_MAX_MOVES];
     uint64_t key[KEY_WORDS_MAX + 1];
-    fcs_pos parent_pos, p, child, canon;
+    fcs_pos decoded, p, child;
+    const fcs_pos *par = NULL; /* the position `cached` stands for, canonical */
     layout lay;
     uint32_t cached = NO_PARENT, pops = 0;
     recent_entry *recent = s->recent;
     int i, n, c, is_new, shape_sum, buried_sum, parent_used, parent_empty;
-    int col_shape[FCS_MAX_COLS], col_buried[FCS_MAX_COLS];
+    column_profile prof[FCS_MAX_COLS];
 
     for (i = 0; i < RECENT_SLOTS; i++)
         recent[i].idx = NO_PARENT;
-    if (!heap_push(s, 0, NO_PARENT, NO_MOVE))
+    if (!open_push(s, 0, NO_PARENT, NO_MOVE))
         return PHASE_DONE;
-    while (s->heap_n) {
-        open_entry e = heap_pop(s);
+    while (s->open_n) {
+        open_entry e = open_pop(s);
         fcs_move m = {0, 0, 0, 0, 0};
+        recent_entry *slot;
         uint32_t idx;
         if (deadline && (++pops % TIME_CHECK_EVERY) == 0 && now_s() > deadline) {
             s->limit = FCS_LIMIT_TIME;
@@ -954,14 +1112,16 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
         } else {
             if (cached != e.state) {
                 recent_entry *hit = &recent[e.state % RECENT_SLOTS];
-                if (hit->idx == e.state)
-                    parent_pos = hit->pos;
-                else
-                    decode(s, &s->keys[(uint64_t)e.state * s->key_words], &parent_pos);
+                if (hit->idx == e.state) {
+                    par = &hit->pos;
+                } else {
+                    decode(s, &s->keys[(uint64_t)e.state * s->key_words], &decoded);
+                    par = &decoded;
+                }
                 cached = e.state;
             }
             unpack_physical(e.move, &m);
-            p = parent_pos;
+            copy_pos(&p, par, r->columns);
             fcs_apply(&p, &m);
             if (may_autoplay(&p, &m))
                 autoplay(r, &p, s->home_mode, NULL, NULL, NULL, NULL);
@@ -972,52 +1132,64 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
             return PHASE_DONE;
         if (!is_new) {
             if (e.move != NO_MOVE && s->depth[e.state] + 1 < s->depth[idx])
-                record(s, idx, e.state, &parent_pos, &m); /* shorter way in: see full_search */
+                record(s, idx, e.state, par, &m); /* shorter way in: see full_search */
             continue;
         }
-        record(s, idx, e.move == NO_MOVE ? NO_PARENT : e.state, &parent_pos, &m);
+        record(s, idx, e.move == NO_MOVE ? NO_PARENT : e.state, par, &m);
         if (s->n >= budget)
             return PHASE_GAVE_UP;
         /* Children's moves name columns and cells of the canonical layout, the
-           one this position has whenever it is decoded again. */
-        canonical(&p, &lay, &canon);
-        parent_pos = canon;
-        p = canon;
+           one this position has whenever it is decoded again.  It may take
+           the slot of the parent, which is no longer needed. */
+        slot = &recent[idx % RECENT_SLOTS];
+        canonical(&p, &lay, &slot->pos);
+        slot->idx = idx;
+        par = &slot->pos;
         cached = idx;
-        recent[idx % RECENT_SLOTS].idx = idx;
-        recent[idx % RECENT_SLOTS].pos = canon;
         s->expanded++;
+        w = s->w;
         shape_sum = buried_sum = 0;
         for (c = 0; c < r->columns; c++) {
-            col_shape[c] = column_shape(r, s->w, p.col[c], p.len[c]);
-            col_buried[c] = column_buried(p.col[c], p.len[c], p.found);
-            shape_sum += col_shape[c];
-            buried_sum += col_buried[c];
+            profile_column(r, w, par->col[c], par->len[c], par->found, &prof[c]);
+            shape_sum += prof[c].shape;
+            buried_sum += prof[c].buried;
         }
-        parent_used = cells_used(r, &p);
-        parent_empty = columns_empty(r, &p);
-        n = fcs_legal_moves(r, &p, 0, moves);
+        parent_used = cells_used(r, par);
+        parent_empty = columns_empty(r, par);
+        n = fcs_legal_moves(r, par, 0, moves);
         for (i = 0; i < n; i++) {
-            if (is_noop(&p, &moves[i]) || (s->home_mode == HOME_EAGER && is_pruned(r, &p, &moves[i])))
-                continue;
             const fcs_move *m = &moves[i];
             unsigned touched = 0, t;
             int shape = shape_sum, buried = buried_sum, home, used, empty;
-            child = p;
-            fcs_apply(&child, m);
-            if (may_autoplay(&child, m)) {
-                home = autoplay(r, &child, s->home_mode, NULL, NULL, NULL, &touched);
-                used = cells_used(r, &child);
-                empty = columns_empty(r, &child);
-            } else {
-                /* Without autoplay only the move's own ends changed. */
-                home = 0;
+            uint32_t depth_cost = (uint32_t)(w->depth * (s->depth[idx] + 1));
+            if (is_noop(par, m) || (s->home_mode == HOME_EAGER && is_pruned(r, par, m)))
+                continue;
+            if (!reaches_home(par, m)) {
+                /* Only the move's ends change, and the foundations do not. */
+                int src_col = m->src_kind == AT_COLUMN, dst_col = m->dst_kind == AT_COLUMN;
                 used = parent_used + (m->dst_kind == AT_CELL) - (m->src_kind == AT_CELL);
-                empty = parent_empty + (m->src_kind == AT_COLUMN && !child.len[m->src]) -
-                        (m->dst_kind == AT_COLUMN && !p.len[m->dst]);
+                empty = parent_empty + (src_col && par->len[m->src] == m->count) - (dst_col && !par->len[m->dst]);
+                if (src_col) {
+                    const column_profile *cp = &prof[m->src];
+                    int rest = par->len[m->src] - m->count;
+                    shape += prefix_shape(w, cp, rest) - cp->shape;
+                    buried += prefix_buried(cp, rest) - cp->buried;
+                }
+                if (dst_col)
+                    run_terms(w, &prof[m->dst], par->len[m->dst],
+                              src_col ? &par->col[m->src][par->len[m->src] - m->count] : &par->cell[m->src],
+                              m->count, par->found, &shape, &buried);
+                if (!open_push(s, combine(r, w, par, shape, buried, used, empty) + depth_cost, idx, pack_physical(m)))
+                    return PHASE_DONE;
+                continue;
             }
+            copy_pos(&child, par, r->columns);
+            fcs_apply(&child, m);
+            home = autoplay(r, &child, s->home_mode, NULL, NULL, NULL, &touched);
+            used = cells_used(r, &child);
+            empty = columns_empty(r, &child);
             if (fcs_is_won(&child)) {
-                fcs_packed_move last = fcs_pack(&p, m);
+                fcs_packed_move last = fcs_pack(par, m);
                 finish_solved(s, idx, &last, res);
                 return PHASE_DONE;
             }
@@ -1025,13 +1197,11 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
                 touched |= 1u << m->src;
             if (m->dst_kind == AT_COLUMN)
                 touched |= 1u << m->dst;
-            else if (m->dst_kind == AT_FOUNDATION)
-                home = 1;
-            if (m->src_kind == AT_FOUNDATION)
+            if (m->dst_kind == AT_FOUNDATION || m->src_kind == AT_FOUNDATION)
                 home = 1;
             for (t = touched; t; t &= t - 1) {
                 int c = __builtin_ctz(t);
-                shape += column_shape(r, s->w, child.col[c], child.len[c]) - col_shape[c];
+                shape += column_shape(r, w, child.col[c], child.len[c]) - prof[c].shape;
             }
             if (home) {
                 buried = 0;
@@ -1040,11 +1210,10 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
             } else {
                 for (t = touched; t; t &= t - 1) {
                     int c = __builtin_ctz(t);
-                    buried += column_buried(child.col[c], child.len[c], child.found) - col_buried[c];
+                    buried += column_buried(child.col[c], child.len[c], child.found) - prof[c].buried;
                 }
             }
-            if (!heap_push(s, combine(r, s->w, &child, shape, buried, used, empty) + (uint32_t)(s->w->depth * (s->depth[idx] + 1)),
-                           idx, pack_physical(m)))
+            if (!open_push(s, combine(r, w, &child, shape, buried, used, empty) + depth_cost, idx, pack_physical(m)))
                 return PHASE_DONE;
         }
     }
@@ -1061,7 +1230,7 @@ static inline int safe_child(const fcs_rules *r, const fcs_pos *p, const fcs_mov
 {
     if (is_noop(p, m))
         return 0;
-    *child = *p;
+    copy_pos(child, p, r->columns);
     fcs_apply(child, m);
     if (may_autoplay(child, m))
         fcs_autoplay(r, child, NULL, NULL, NULL);
@@ -1085,10 +1254,10 @@ static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_res
     if (idx == NO_PARENT)
         return;
     record(s, idx, NO_PARENT, NULL, NULL);
-    if (!heap_push(s, 0, idx, NO_MOVE))
+    if (!open_push(s, 0, idx, NO_MOVE))
         return;
-    while (s->heap_n) {
-        uint32_t cur = heap_pop(s).state;
+    while (s->open_n) {
+        uint32_t cur = open_pop(s).state;
         if (deadline && (s->expanded % TIME_CHECK_EVERY) == 0 && now_s() > deadline) {
             s->limit = FCS_LIMIT_TIME;
             return;
@@ -1111,7 +1280,7 @@ static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_res
                 return;
             if (is_new) {
                 record(s, c, cur, &p, &moves[i]);
-                if (!heap_push(s, heuristic(s, &child) + (uint32_t)(s->w->depth * s->depth[c]), c, NO_MOVE))
+                if (!open_push(s, heuristic(s, &child) + (uint32_t)(s->w->depth * s->depth[c]), c, NO_MOVE))
                     return;
             } else if (s->depth[cur] + 1 < s->depth[c]) {
                 /* A shorter way to a known position: keep it for the path.
@@ -2272,6 +2441,7 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
 
     memset(res, 0, sizeof(*res));
     memset(&s, 0, sizeof(s));
+    s.free_entry = NO_ENTRY;
     s.r = r;
     s.lim = lim;
     s.start = *start;
