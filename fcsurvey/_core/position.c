@@ -121,6 +121,16 @@ static inline fcs_move make_move(int sk, int s, int dk, int d, int count)
    otherwise force the compiler to reload it after every move written. */
 int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_move *out)
 {
+    uint8_t runs[FCS_MAX_COLS];
+    int i;
+    for (i = 0; i < r->columns; i++)
+        runs[i] = (uint8_t)fcs_run_length(r, p, i);
+    return fcs_legal_moves_by_runs(r, p, single_only, runs, out);
+}
+
+int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_only, const uint8_t *runs,
+                            fcs_move *out)
+{
     const int cells = r->cells, columns = r->columns;
     const fcs_rules rules = *r;
     uint8_t top[FCS_MAX_COLS], rank[FCS_MAX_COLS], len[FCS_MAX_COLS], cell[FCS_MAX_CELLS], found[FCS_NUM_SUITS];
@@ -169,7 +179,7 @@ int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_m
         unsigned reach = 0;
         if (!len[i])
             continue;
-        run = fcs_run_length(&rules, p, i);
+        run = runs[i];
         most = run < cap_full ? run : cap_full;
         /* k cards must move for the run to land on a top k ranks above
            column i's, so only columns with such tops can take part of it
