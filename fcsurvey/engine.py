@@ -485,21 +485,25 @@ def _fast_tables(rules: Rules, columns: int, cells: int
                  ) -> tuple[dict[str, _Entry], tuple[frozenset[int], ...], frozenset[int]]:
     """What :func:`_fast_replay` looks up for these rules and a game of this size:
 
-    * every token without a count that can be legal, in each mix of upper
-      and lower case, mapped to its entry; returns only with foundation
-      return, and only the places the game has (the readable path rejects
-      the rest);
+    * every token that can be legal, in each mix of upper and lower case,
+      mapped to its entry: column-to-column moves also with each count up to
+      the deck, as :func:`~fcsurvey.notation.move_to_token` writes
+      it; returns only with foundation return, and only the places
+      the game has (the readable path rejects the rest);
     * for each card, the cards that :func:`can_build` puts on it;
     * the cards that :func:`fills_empty_column` lets start an empty column.
     """
-    from .notation import CELL_CHARS, COLUMN_CHARS, HOME_CHAR  # notation builds on this module
+    from .notation import CELL_CHARS, COLUMN_CHARS, COUNT_MARK, HOME_CHAR  # notation builds on this module
 
     column_chars, cell_chars = COLUMN_CHARS[:columns], CELL_CHARS[:cells]
     entries: list[tuple[str, _Entry]] = []
     for i, source in enumerate(column_chars):
         entries.append((source + HOME_CHAR, (_COLUMN_HOME, i, 0, 0)))
-        entries.extend((source + dest, (_COLUMN_TO_COLUMN, i, j, 0))
-                       for j, dest in enumerate(column_chars) if j != i)
+        for j, dest in enumerate(column_chars):
+            if j != i:
+                entries.append((source + dest, (_COLUMN_TO_COLUMN, i, j, 0)))
+                entries.extend((f"{source}{dest}{COUNT_MARK}{count:x}", (_COLUMN_TO_COLUMN, i, j, count))
+                               for count in range(1, DECK_SIZE + 1))
         entries.extend((source + dest, (_COLUMN_TO_CELL, i, j, 0)) for j, dest in enumerate(cell_chars))
     for i, source in enumerate(cell_chars):
         entries.append((source + HOME_CHAR, (_CELL_HOME, i, 0, 0)))
@@ -520,7 +524,8 @@ def _fast_tables(rules: Rules, columns: int, cells: int
 
 def _rare_entry(token: str, tokens: dict[str, _Entry]) -> Optional[_Entry]:
     """The entry of a token missing from the table: one spelt in a case the table
-    lacks, or a column-to-column move with a count; ``None`` for anything else."""
+    lacks, or a column-to-column move whose count it does not spell (leading
+    zeros, more than a deck); ``None`` for anything else."""
     from .notation import _MOVE_TOKEN  # the token grammar; notation builds on this module
 
     text = token.lower()
@@ -543,10 +548,10 @@ def _is_plain(pos: Position) -> bool:
     Anything else can only be built by hand, and replays by the readable rules."""
     columns, cells, homes = pos.columns, pos.cells, pos.foundations
     if not (type(columns) is type(cells) is type(homes) is tuple and len(homes) == len(SUITS)
-            and {type(column) for column in columns} <= {tuple}):
+            and set(map(type, columns)) <= {tuple}):
         return False
     cards = list(chain(*columns)) + [card for card in cells if card is not None]
-    return ({type(value) for value in chain(cards, homes)} <= {int}
+    return (set(map(type, chain(cards, homes))) <= {int}
             and _CARDS.issuperset(cards) and _HEIGHTS.issuperset(homes))
 
 
@@ -560,7 +565,7 @@ def _fast_replay(pos: Position, rules: Rules, tokens: list[str]) -> Optional[Pos
     position that is not plain.  Either way the readable path replays the
     solution and says why it fails, so nothing here needs to explain itself.
     """
-    if not ({type(token) for token in tokens} <= {str} and _is_plain(pos)):
+    if not (set(map(type, tokens)) <= {str} and _is_plain(pos)):
         return None
     table, builds_on, fills = _fast_tables(rules, len(pos.columns), len(pos.cells))
     ranks, suits = _RANKS, _SUITS
@@ -597,9 +602,10 @@ def _fast_replay(pos: Position, rules: Rules, tokens: list[str]) -> Optional[Pos
             if card not in (builds_on[target[-1]] if target else fills):
                 return None
             if count > 1:
-                if any(source[-i] not in builds_on[source[-i - 1]] for i in range(1, count)):
-                    return None
-                empty_columns = sum(not column for column in columns) - (not target)
+                for i in range(len(source) - count, len(source) - 1):
+                    if source[i + 1] not in builds_on[source[i]]:
+                        return None
+                empty_columns = columns.count([]) - (not target)
                 if count > rules.sequence_capacity(cells.count(None), empty_columns):
                     return None
             target.extend(source[-count:])
