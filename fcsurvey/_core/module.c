@@ -175,16 +175,19 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
 static PyObject *py_legal_moves(PyObject *self, PyObject *args)
 {
     PyObject *rules_obj, *columns, *cells, *found, *list;
-    int single_only, n, i;
+    int single_only, skip_built = 0, n, i;
     fcs_rules r;
     fcs_pos p;
     fcs_move moves[FCS_MAX_MOVES];
+    uint8_t runs[FCS_MAX_COLS];
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOp", &rules_obj, &columns, &cells, &found, &single_only))
+    if (!PyArg_ParseTuple(args, "OOOOp|p", &rules_obj, &columns, &cells, &found, &single_only, &skip_built))
         return NULL;
     if (!parse_rules(rules_obj, &r) || !parse_position(&r, columns, cells, found, FCS_MAX_COL_LEN, &p))
         return NULL;
-    n = fcs_legal_moves(&r, &p, single_only, moves);
+    for (i = 0; i < r.columns; i++)
+        runs[i] = (uint8_t)fcs_run_length(&r, &p, i);
+    n = fcs_legal_moves_by_runs(&r, &p, single_only, skip_built, runs, moves);
     if (!(list = PyList_New(n)))
         return NULL;
     for (i = 0; i < n; i++) {
@@ -271,8 +274,9 @@ static PyMethodDef methods[] = {
     {"solve", py_solve, METH_VARARGS,
      "solve(rules, columns, cells, foundations, max_states, timeout[, checkpoint, tag, every]) -> dict."},
     {"legal_moves", py_legal_moves, METH_VARARGS,
-     "legal_moves(rules, columns, cells, foundations, single_only) -> "
-     "[(src_kind, src, dst_kind, dst, count)]; kinds 0 column, 1 cell, 2 foundation."},
+     "legal_moves(rules, columns, cells, foundations, single_only[, skip_built]) -> "
+     "[(src_kind, src, dst_kind, dst, count)]; kinds 0 column, 1 cell, 2 foundation; "
+     "skip_built leaves out what the eager fast try does without."},
     {"safe_home", py_safe_home, METH_VARARGS,
      "safe_home(rules, foundations, card) -> bool: the solver's safe-autoplay test."},
     {NULL, NULL, 0, NULL},

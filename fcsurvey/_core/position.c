@@ -29,15 +29,21 @@ int fcs_run_length(const fcs_rules *r, const fcs_pos *p, int col)
     return k;
 }
 
-int fcs_capacity(const fcs_rules *r, const fcs_pos *p, int dest_empty)
+/* fcs_capacity from the counts of empty cells and columns. */
+static inline int capacity(const fcs_rules *r, int empty_cells, int empty_columns, int dest_empty)
 {
     int empties;
     if (r->sequence == SEQ_SINGLE)
         return 1;
     if (r->sequence == SEQ_UNLIMITED)
         return FCS_CARDS;
-    empties = r->empty_fill == FILL_ANY ? fcs_empty_columns(r, p) - (dest_empty ? 1 : 0) : 0;
-    return (fcs_empty_cells(r, p) + 1) << empties;
+    empties = r->empty_fill == FILL_ANY ? empty_columns - (dest_empty ? 1 : 0) : 0;
+    return (empty_cells + 1) << empties;
+}
+
+int fcs_capacity(const fcs_rules *r, const fcs_pos *p, int dest_empty)
+{
+    return capacity(r, fcs_empty_cells(r, p), fcs_empty_columns(r, p), dest_empty);
 }
 
 /* Safe autoplay.  A card X of rank r is only ever useful off the foundation
@@ -125,50 +131,61 @@ int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_m
     int i;
     for (i = 0; i < r->columns; i++)
         runs[i] = (uint8_t)fcs_run_length(r, p, i);
-    return fcs_legal_moves_by_runs(r, p, single_only, runs, out);
+    return fcs_legal_moves_by_runs(r, p, single_only, 0, runs, out);
 }
 
-int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_only, const uint8_t *runs,
-                            fcs_move *out)
+int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_only, int skip_built,
+                            const uint8_t *runs, fcs_move *out)
 {
     const int cells = r->cells, columns = r->columns;
     const fcs_rules rules = *r;
     uint8_t top[FCS_MAX_COLS], rank[FCS_MAX_COLS], len[FCS_MAX_COLS], cell[FCS_MAX_CELLS], found[FCS_NUM_SUITS];
     unsigned with_rank[FCS_RANKS + 1] = {0}; /* columns whose top card has this rank */
-    int n = 0, i, j, s, cell0 = -1, col0 = -1, cap_full, cap_empty;
+    int n = 0, i, j, s, cell0 = -1, col0 = -1, cap_full, cap_empty, empty_cells = 0, empty_columns = 0;
 
     for (i = 0; i < cells; i++) {
         cell[i] = p->cell[i];
-        if (!cell[i] && cell0 < 0)
-            cell0 = i;
+        if (!cell[i]) {
+            empty_cells++;
+            if (cell0 < 0)
+                cell0 = i;
+        }
     }
     for (i = 0; i < columns; i++) {
         len[i] = p->len[i];
         top[i] = len[i] ? p->col[i][len[i] - 1] : 0;
         rank[i] = top[i] ? (uint8_t)CARD_RANK(top[i]) : 0;
         with_rank[rank[i]] |= 1u << i;
-        if (!len[i] && col0 < 0)
-            col0 = i;
+        if (!len[i]) {
+            empty_columns++;
+            if (col0 < 0)
+                col0 = i;
+        }
     }
     memcpy(found, p->found, sizeof(found));
-    cap_full = single_only ? 1 : fcs_capacity(&rules, p, 0);
-    cap_empty = single_only || col0 < 0 ? 1 : fcs_capacity(&rules, p, 1); /* only with an empty column */
+    cap_full = single_only ? 1 : capacity(&rules, empty_cells, empty_columns, 0);
+    /* only with an empty column */
+    cap_empty = single_only || col0 < 0 ? 1 : capacity(&rules, empty_cells, empty_columns, 1);
 
     /* To the foundations. */
     for (i = 0; i < cells; i++)
         if (cell[i] && found[CARD_SUIT(cell[i])] + 1 == CARD_RANK(cell[i]))
             out[n++] = make_move(AT_CELL, i, AT_FOUNDATION, CARD_SUIT(cell[i]), 1);
     for (i = 0; i < columns; i++)
-        if (top[i] && found[CARD_SUIT(top[i])] + 1 == CARD_RANK(top[i]))
+        if (top[i] && found[CARD_SUIT(top[i])] + 1 == CARD_RANK(top[i]) && !(skip_built && runs[i] > 1))
             out[n++] = make_move(AT_COLUMN, i, AT_FOUNDATION, CARD_SUIT(top[i]), 1);
     /* Cells to columns. */
     for (i = 0; i < cells; i++) {
         int c = cell[i];
+        unsigned reach;
         if (!c)
             continue;
-        for (j = 0; j < columns; j++)
-            if (top[j] && fcs_can_build(&rules, top[j], c))
+        /* Only tops one rank above can take it (in column order). */
+        for (reach = CARD_RANK(c) < FCS_RANKS ? with_rank[CARD_RANK(c) + 1] : 0; reach; reach &= reach - 1) {
+            j = __builtin_ctz(reach);
+            if (fcs_can_build(&rules, top[j], c))
                 out[n++] = make_move(AT_CELL, i, AT_COLUMN, j, 1);
+        }
         if (col0 >= 0 && accepts_empty(&rules, c))
             out[n++] = make_move(AT_CELL, i, AT_COLUMN, col0, 1);
     }
@@ -183,8 +200,10 @@ int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_onl
         most = run < cap_full ? run : cap_full;
         /* k cards must move for the run to land on a top k ranks above
            column i's, so only columns with such tops can take part of it
-           (in column order, as a scan of every column would find them). */
-        for (above = rank[i] + 1; above <= rank[i] + most && above <= FCS_RANKS; above++)
+           (in column order, as a scan of every column would find them).
+           Below the whole run, each card of the run is built on the next. */
+        for (above = skip_built ? rank[i] + run : rank[i] + 1; above <= rank[i] + most && above <= FCS_RANKS;
+             above++)
             reach |= with_rank[above];
         for (; reach; reach &= reach - 1) {
             int k;
@@ -204,7 +223,7 @@ int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_onl
     /* Column tops to a cell. */
     if (cell0 >= 0)
         for (i = 0; i < columns; i++)
-            if (top[i])
+            if (top[i] && !(skip_built && runs[i] > 1))
                 out[n++] = make_move(AT_COLUMN, i, AT_CELL, cell0, 1);
     /* Back down from the foundations. */
     if (rules.foundation_return) {

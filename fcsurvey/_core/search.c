@@ -960,19 +960,6 @@ static int is_noop(const fcs_pos *p, const fcs_move *m)
 
 enum { PHASE_DONE, PHASE_GAVE_UP };
 
-/* Moves the eager fast try skips because they rarely help: taking a card
-   that is built on the card below it to a free cell or onto another column
-   (it only trades one parent for another).  The later tries use them all. */
-static int is_pruned(const fcs_rules *r, const fcs_pos *p, const fcs_move *m)
-{
-    int len, k;
-    if (m->src_kind != AT_COLUMN || (m->dst_kind == AT_COLUMN && !p->len[m->dst]))
-        return 0;
-    len = p->len[m->src];
-    k = m->count;
-    return len > k && fcs_can_build(r, p->col[m->src][len - k - 1], p->col[m->src][len - k]);
-}
-
 /* One column of an expanded position, read once so that a move that sends
    nothing home can be scored in a few steps: taking cards off the top
    leaves a prefix, whose terms are looked up, and putting a run on it (a
@@ -1161,12 +1148,14 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
         parent_used = cells_used(r, par);
         parent_empty = columns_empty(r, par);
         depth_cost = (uint32_t)(w->depth * (s->depth[idx] + 1));
-        n = fcs_legal_moves_by_runs(r, par, 0, runs, moves);
+        /* The eager try leaves out moves of a card built on the one below
+           (fcs_legal_moves_by_runs); the later tries use them all. */
+        n = fcs_legal_moves_by_runs(r, par, 0, s->home_mode == HOME_EAGER, runs, moves);
         for (i = 0; i < n; i++) {
             const fcs_move *m = &moves[i];
             unsigned touched = 0, t;
             int shape = shape_sum, buried = buried_sum, home, used, empty;
-            if (is_noop(par, m) || (s->home_mode == HOME_EAGER && is_pruned(r, par, m)))
+            if (is_noop(par, m))
                 continue;
             if (!reaches_home(par, m)) {
                 /* Only the move's ends change, and the foundations do not. */
