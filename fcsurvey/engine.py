@@ -581,11 +581,11 @@ def _fast_replay(pos: Position, rules: Rules, tokens: list[str]) -> Optional[Pos
             source = columns[a]
             if not source:
                 return None
-            card = source[-1]
-            if homes[suits[card]] + 1 != ranks[card]:
+            card = source.pop()  # a refusal discards the lists anyway
+            suit = suits[card]
+            if homes[suit] + 1 != ranks[card]:
                 return None
-            homes[suits[card]] += 1
-            source.pop()
+            homes[suit] += 1
         elif kind == _COLUMN_TO_COLUMN:
             source, target = columns[a], columns[b]
             if not count:
@@ -608,8 +608,11 @@ def _fast_replay(pos: Position, rules: Rules, tokens: list[str]) -> Optional[Pos
                 empty_columns = columns.count([]) - (not target)
                 if count > rules.sequence_capacity(cells.count(None), empty_columns):
                     return None
-            target.extend(source[-count:])
-            del source[-count:]
+            if count == 1:
+                target.append(source.pop())
+            else:
+                target.extend(source[-count:])
+                del source[-count:]
         elif kind == _COLUMN_TO_CELL:
             source = columns[a]
             if not source or cells[b] is not None:
