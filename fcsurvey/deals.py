@@ -91,13 +91,12 @@ def lay_out(number: int, order: Sequence[int], rules: Rules) -> Deal:
     the leftover cards into the layout's free-cell slots."""
     slots = rules.prefilled_cells
     to_columns = DECK_SIZE - len(slots)
-    columns: List[List[int]] = [[] for _ in range(rules.columns)]
-    for i in range(to_columns):
-        columns[i % rules.columns].append(order[i])
+    order = tuple(order)
+    columns = tuple(order[i:to_columns:rules.columns] for i in range(rules.columns))  # every n-th card
     cells: List[Optional[int]] = [None] * rules.cells
     for slot, card in zip(slots, order[to_columns:]):
         cells[slot] = card
-    return Deal(number, tuple(tuple(c) for c in columns), tuple(cells))
+    return Deal(number, columns, tuple(cells))
 
 
 def deal(number: object, rules: Rules = PRESETS["freecell"], *, reference: bool = False) -> Deal:
@@ -107,5 +106,5 @@ def deal(number: object, rules: Rules = PRESETS["freecell"], *, reference: bool 
         order = shuffled_deck(n)
     else:
         from ._core import _fccore
-        order = list(_fccore.shuffled_deck(n))
+        order = _fccore.shuffled_deck(n)
     return lay_out(n, order, rules)
