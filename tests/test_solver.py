@@ -120,6 +120,17 @@ def test_a_complete_search_out_of_room_leaves_the_greedy_search_a_last_try():
     assert result.states > 1_000_000  # every phase counts
 
 
+@pytest.mark.parametrize("number, cells, states", [(12795, 4, 282_204), (28321, 3, 233_720)])
+def test_a_deep_win_comes_from_the_eager_interlude(number, cells, states):
+    # Both quick tries fail, the complete search stores 100,000 positions without a win
+    # (without the interlude it wins 12795 after 926,961 in all, and no win in 50 million
+    # for 28321), and the eager search, in a store of its own, wins.
+    rules = preset("freecell", cells=cells)
+    result = solve(number, rules)
+    assert result.status == SOLVED and validate(deal(number, rules), rules, result.solution).ok
+    assert result.states == states
+
+
 def test_the_layered_proof_decides_what_the_complete_search_has_no_room_for():
     # The complete search stores 101,641 positions to prove 11982; the layered proof needs
     # single cards only, no paths, and frees each layer when it is done.

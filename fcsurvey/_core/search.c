@@ -26,6 +26,9 @@
 #define INITIAL_BUCKETS 1024
 #define SOLUTION_TOKEN_MAX 8
 #define LAST_TRY_SHARE 8 /* the last eager try's share of max_states: 1/8 */
+#define INTERLUDE_AFTER 100000 /* see eager_interlude() */
+#define INTERLUDE_BUDGET 150000
+#define INTERLUDE_SHARE 16 /* ... and at most this share of max_states: 1/16 */
 
 static const char COLUMN_CHARS[] = "1234567890";
 static const char CELL_CHARS[] = "abcdefgklm";
@@ -923,6 +926,8 @@ static void reset_store(solver *s)
     memset(s->table, 0, (size_t)(s->mask + 1) * sizeof(uint64_t));
 }
 
+static void forget_store(solver *s);
+
 static void release_store(solver *s)
 {
     free(s->keys);
@@ -932,6 +937,13 @@ static void release_store(solver *s)
     free(s->table);
     free(s->entries);
     free(s->bucket);
+    forget_store(s);
+}
+
+/* Drop s's store without freeing it: for a copy of a solver that is to get
+   a store of its own (eager_interlude). */
+static void forget_store(solver *s)
+{
     s->keys = NULL;
     s->parent = NULL;
     s->move = NULL;
@@ -958,7 +970,7 @@ static int is_noop(const fcs_pos *p, const fcs_move *m)
            m->count == p->len[m->src];
 }
 
-enum { PHASE_DONE, PHASE_GAVE_UP };
+enum { PHASE_DONE, PHASE_GAVE_UP, PHASE_PAUSED };
 
 /* One column of an expanded position, read once so that a move that sends
    nothing home can be scored in a few steps: taking cards off the top
@@ -1233,27 +1245,38 @@ static inline int safe_child(const fcs_rules *r, const fcs_pos *p, const fcs_mov
 /* Complete phase: every child is stored as it is generated (exact duplicate
    detection), and the open list is worked in heuristic order until a
    solution turns up or no position is left, which proves unsolvability. */
-static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_result *res)
+static int full_search_start(solver *s, const fcs_pos *root)
+{
+    uint64_t key[KEY_WORDS_MAX + 1];
+    int is_new;
+    uint32_t idx;
+
+    encode(s, root, key, NULL, NULL);
+    idx = find_or_add(s, key, &is_new);
+    if (idx == NO_PARENT)
+        return 0;
+    record(s, idx, NO_PARENT, NULL, NULL);
+    return open_push(s, 0, idx, NO_MOVE);
+}
+
+/* Work the open list full_search_start() began; PHASE_PAUSED once
+   `pause_at` positions are stored (0: never), to be called again later. */
+static int full_search(solver *s, double deadline, uint32_t pause_at, fcs_result *res)
 {
     const fcs_rules *r = s->r;
     fcs_move moves[FCS_MAX_MOVES];
     uint64_t key[KEY_WORDS_MAX + 1];
     fcs_pos p, child;
     int i, n, is_new;
-    uint32_t idx;
 
-    encode(s, root, key, NULL, NULL);
-    idx = find_or_add(s, key, &is_new);
-    if (idx == NO_PARENT)
-        return;
-    record(s, idx, NO_PARENT, NULL, NULL);
-    if (!open_push(s, 0, idx, NO_MOVE))
-        return;
     while (s->open_n) {
-        uint32_t cur = open_pop(s).state;
+        uint32_t cur;
+        if (pause_at && s->n >= pause_at)
+            return PHASE_PAUSED;
+        cur = open_pop(s).state;
         if (deadline && (s->expanded % TIME_CHECK_EVERY) == 0 && now_s() > deadline) {
             s->limit = FCS_LIMIT_TIME;
-            return;
+            return PHASE_DONE;
         }
         s->expanded++;
         decode(s, &s->keys[(uint64_t)cur * s->key_words], &p);
@@ -1265,16 +1288,16 @@ static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_res
             if (fcs_is_won(&child)) {
                 fcs_packed_move last = fcs_pack(&p, &moves[i]);
                 finish_solved(s, cur, &last, res);
-                return;
+                return PHASE_DONE;
             }
             encode(s, &child, key, NULL, NULL);
             c = find_or_add(s, key, &is_new);
             if (c == NO_PARENT)
-                return;
+                return PHASE_DONE;
             if (is_new) {
                 record(s, c, cur, &p, &moves[i]);
                 if (!open_push(s, heuristic(s, &child) + (uint32_t)(s->w->depth * s->depth[c]), c, NO_MOVE))
-                    return;
+                    return PHASE_DONE;
             } else if (s->depth[cur] + 1 < s->depth[c]) {
                 /* A shorter way to a known position: keep it for the path.
                    Depths only fall and a parent is always shallower than its
@@ -1284,6 +1307,35 @@ static void full_search(solver *s, const fcs_pos *root, double deadline, fcs_res
         }
     }
     res->status = FCS_UNSOLVABLE;
+    return PHASE_DONE;
+}
+
+/* When the complete search has stored INTERLUDE_AFTER positions without a
+   verdict, the eager greedy search gets one go of INTERLUDE_BUDGET positions
+   (at most 1/INTERLUDE_SHARE of the room, as its store comes on top of the
+   complete search's) in a store of its own, and the complete search then
+   goes on where it stopped.  A win the complete search reaches only late is often near for
+   the greedy one, which goes deep where the complete one goes wide, and a
+   deal whose proof or win needs fewer than INTERLUDE_AFTER positions never
+   pays for it.  PHASE_DONE when it won or the time ran out. */
+static int eager_interlude(solver *s, const fcs_pos *root, double deadline, fcs_result *res)
+{
+    solver t = *s; /* same rules, start and limits */
+    uint32_t budget = s->max_states / INTERLUDE_SHARE < INTERLUDE_BUDGET ? s->max_states / INTERLUDE_SHARE
+                                                                         : INTERLUDE_BUDGET;
+    int done;
+    forget_store(&t);
+    t.home_mode = HOME_EAGER;
+    t.w = &FAST_WEIGHTS;
+    t.limit = 0;
+    done = grow_table(&t) && quick_search(&t, root, budget, deadline, res) == PHASE_DONE &&
+           (res->status == FCS_SOLVED || t.limit == FCS_LIMIT_TIME);
+    if (t.limit == FCS_LIMIT_TIME)
+        s->limit = FCS_LIMIT_TIME;
+    s->stored_before += t.n;
+    s->expanded = t.expanded;
+    release_store(&t);
+    return done ? PHASE_DONE : PHASE_GAVE_UP;
 }
 
 /* ---- layered proof ------------------------------------------------------
@@ -2481,7 +2533,9 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
     }
     s.home_mode = HOME_SAFE;
     s.w = &STEADY_WEIGHTS;
-    full_search(&s, &root, deadline, res);
+    if (full_search_start(&s, &root) && full_search(&s, deadline, INTERLUDE_AFTER, res) == PHASE_PAUSED &&
+        eager_interlude(&s, &root, deadline, res) == PHASE_GAVE_UP)
+        full_search(&s, deadline, 0, res);
     if (res->status == FCS_UNKNOWN && s.limit == FCS_LIMIT_STATES) {
         /* The complete phase ran out of room: a proof is out of reach, but
            a win may not be.  The eager greedy search goes deep where the
