@@ -34,14 +34,27 @@ static const char COLUMN_CHARS[] = "1234567890";
 static const char CELL_CHARS[] = "abcdefgklm";
 static const char SUIT_CHARS[] = "CDHS";
 
-/* The fast phase keeps the positions it expanded last, since their children
-   are what it mostly takes next, to spare decoding them again (1024 slots
-   took 2.5% less time than 256 on 4-cell deals 1-8000).  On the heap: at
-   356 KB it is too big for a thread stack. */
+/* One column's part of a position's key (see encode()), kept so that a
+   position's children, which change one or two columns, code only those
+   again. */
+typedef struct {
+    uint64_t bits;  /* its fields, the first in the low bits: at most 34 bits */
+    uint8_t n;      /* how many bits; 0 for an empty column */
+    int8_t origin;  /* the dealt column it is anchored to, -1 if none */
+    uint8_t bottom; /* its bottom card (unanchored columns are sorted by it) */
+    uint8_t kept;   /* anchored: how many dealt cards it still has */
+} column_code;
+
+/* The fast phase keeps the positions it expanded last, with their columns
+   coded, since their children are what it mostly takes next, to spare
+   decoding and coding them again (1024 slots took 2.5% less time than 256
+   on 4-cell deals 1-8000).  On the heap: at over 500 KB it is too big for
+   a thread stack. */
 #define RECENT_SLOTS 1024
 typedef struct {
     uint32_t idx;
     fcs_pos pos;
+    column_code codes[FCS_MAX_COLS];
 } recent_entry;
 
 typedef struct {
@@ -88,14 +101,14 @@ typedef struct {
     int pos;
 } bits;
 
-static inline void put_bits(bits *b, unsigned v, int n)
+static inline void put_bits(bits *b, uint64_t v, int n)
 {
     int word = b->pos >> 6, off = b->pos & 63;
     if (!n)
         return;
-    b->w[word] |= (uint64_t)v << off;
+    b->w[word] |= v << off;
     if (off + n > 64)
-        b->w[word + 1] |= (uint64_t)v >> (64 - off);
+        b->w[word + 1] |= v >> (64 - off);
     b->pos += n;
 }
 
@@ -112,21 +125,20 @@ static inline unsigned get_bits(bits *b, int n)
     return (unsigned)(v & ((1u << n) - 1));
 }
 
-/* The suit choices of col[from..to), gathered into one write: a chain holds
-   at most 12 cards, so at most 24 bits. */
-static inline void put_chain(const solver *s, bits *b, const uint8_t *col, int from, int to)
+/* The suit choices of col[from..to), first card in the low bits: a chain
+   holds at most 12 cards, so at most 24 bits (chain_bits each). */
+static inline uint64_t chain_value(const solver *s, const uint8_t *col, int from, int to)
 {
-    unsigned v = 0;
+    uint64_t v = 0;
     int j, shift = 0;
     if (s->r->build == BUILD_ALTERNATE) {
         for (j = from; j < to; j++, shift++)
-            v |= (unsigned)(CARD_SUIT(col[j]) >> 1) << shift;
-        put_bits(b, v, shift);
+            v |= (uint64_t)(CARD_SUIT(col[j]) >> 1) << shift;
     } else if (s->r->build == BUILD_ANY) {
         for (j = from; j < to; j++, shift += 2)
-            v |= (unsigned)CARD_SUIT(col[j]) << shift;
-        put_bits(b, v, shift);
+            v |= (uint64_t)CARD_SUIT(col[j]) << shift;
     }
+    return v;
 }
 
 /* The card built on `below` whose suit choice is `choice`. */
@@ -198,13 +210,50 @@ typedef struct {
     uint64_t which;
 } dealt_pairs;
 
-/* Write p's key, and when `lay` is given the order it lists columns and cells
-   in, and when `disorder` is given the out-of-order pairs p holds (they lie
-   in the dealt prefixes the key names); returns the key's length in bits. */
-static int encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay, dealt_pairs *pairs)
+static inline void code_column(const solver *s, const uint8_t *col, int len, column_code *cc)
+{
+    int o;
+    if (!len) {
+        cc->n = 0;
+        cc->origin = -1;
+        return;
+    }
+    o = s->origin_of[col[0]];
+    cc->origin = (int8_t)o;
+    cc->bottom = col[0];
+    if (o >= 0) {
+        int k = common_prefix(col, s->start.col[o], len < s->start.len[o] ? len : s->start.len[o]);
+        int head = s->k_bits + 4;
+        cc->kept = (uint8_t)k;
+        cc->bits = ((uint64_t)k | (uint64_t)(len - k) << s->k_bits) | chain_value(s, col, k, len) << head;
+        cc->n = (uint8_t)(head + (len - k) * s->chain_bits);
+    } else {
+        cc->bits = (col[0] | (uint64_t)(len - 1) << 6) | chain_value(s, col, 1, len) << 10;
+        cc->n = (uint8_t)(10 + (len - 1) * s->chain_bits);
+    }
+}
+
+/* Code the columns of p that `changed` marks (bit i: column i). */
+static inline void code_columns(const solver *s, const fcs_pos *p, unsigned changed, column_code *codes)
+{
+    for (; changed; changed &= changed - 1) {
+        int i = __builtin_ctz(changed);
+        code_column(s, p->col[i], p->len[i], &codes[i]);
+    }
+}
+
+#define ALL_COLUMNS(r) ((1u << (r)->columns) - 1)
+static const column_code EMPTY_CODE = {0, 0, -1, 0, 0};
+
+/* Write the key of p, whose columns `codes` holds coded, and when `lay` is
+   given the order it lists columns and cells in, and when `pairs` is given
+   the out-of-order pairs p holds (they lie in the dealt prefixes the key
+   names); returns the key's length in bits. */
+static int encode_coded(const solver *s, const fcs_pos *p, const column_code *codes, uint64_t *key, layout *lay,
+                        dealt_pairs *pairs)
 {
     const fcs_rules *r = s->r;
-    int anchored_col[FCS_MAX_COLS], anchored_k[FCS_MAX_COLS], others[FCS_MAX_COLS];
+    int anchored_col[FCS_MAX_COLS], others[FCS_MAX_COLS];
     uint8_t cells[FCS_MAX_CELLS];
     int n_others = 0, n_cells = 0, i, j, o;
     bits b;
@@ -216,39 +265,27 @@ static int encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay,
     for (o = 0; o < r->columns; o++)
         anchored_col[o] = -1;
     for (i = 0; i < r->columns; i++) {
-        int len = p->len[i];
-        if (!len)
+        if (!codes[i].n)
             continue;
-        o = s->origin_of[p->col[i][0]];
-        if (o >= 0) {
-            int k = common_prefix(p->col[i], s->start.col[o], len < s->start.len[o] ? len : s->start.len[o]);
-            anchored_col[o] = i;
-            anchored_k[o] = k;
+        if (codes[i].origin >= 0) {
+            anchored_col[codes[i].origin] = i;
         } else {
-            int c = p->col[i][0];
-            for (j = n_others; j > 0 && p->col[others[j - 1]][0] > c; j--)
+            int c = codes[i].bottom;
+            for (j = n_others; j > 0 && codes[others[j - 1]].bottom > c; j--)
                 others[j] = others[j - 1];
             others[j] = i;
             n_others++;
         }
     }
     for (o = 0; o < r->columns; o++) {
-        if (anchored_col[o] < 0) {
+        if (anchored_col[o] < 0)
             put_bits(&b, 0, s->k_bits);
-        } else {
-            const uint8_t *col = p->col[anchored_col[o]];
-            int k = anchored_k[o], len = p->len[anchored_col[o]];
-            put_bits(&b, (unsigned)k | (unsigned)(len - k) << s->k_bits, s->k_bits + 4);
-            put_chain(s, &b, col, k, len);
-        }
+        else
+            put_bits(&b, codes[anchored_col[o]].bits, codes[anchored_col[o]].n);
     }
     put_bits(&b, (unsigned)n_others, 4);
-    for (i = 0; i < n_others; i++) {
-        const uint8_t *col = p->col[others[i]];
-        int len = p->len[others[i]];
-        put_bits(&b, col[0] | (unsigned)(len - 1) << 6, 10);
-        put_chain(s, &b, col, 1, len);
-    }
+    for (i = 0; i < n_others; i++)
+        put_bits(&b, codes[others[i]].bits, codes[others[i]].n);
     for (i = 0; i < r->cells; i++) {
         int c = p->cell[i];
         if (!c)
@@ -275,12 +312,26 @@ static int encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay,
         pairs->count = 0;
         pairs->which = 0;
         for (o = 0; o < r->columns; o++) {
-            int held = anchored_col[o] < 0 ? 0 : s->disorder[o][anchored_k[o]];
+            int held = anchored_col[o] < 0 ? 0 : s->disorder[o][codes[anchored_col[o]].kept];
             pairs->count += held;
             pairs->which = pairs->which * (FCS_MAX_COL_LEN + 1) + (uint64_t)held;
         }
     }
     return b.pos;
+}
+
+/* encode_coded() for a position with nothing coded yet. */
+static int encode(const solver *s, const fcs_pos *p, uint64_t *key, layout *lay, dealt_pairs *pairs)
+{
+    column_code codes[FCS_MAX_COLS];
+    code_columns(s, p, ALL_COLUMNS(s->r), codes);
+    return encode_coded(s, p, codes, key, lay, pairs);
+}
+
+/* The columns a move takes cards from or puts them on (bit i: column i). */
+static inline unsigned move_columns(const fcs_move *m)
+{
+    return (m->src_kind == AT_COLUMN ? 1u << m->src : 0) | (m->dst_kind == AT_COLUMN ? 1u << m->dst : 0);
 }
 
 /* p in the column and cell order decode() would give, from encode()'s layout:
@@ -1088,6 +1139,8 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
     uint64_t key[KEY_WORDS_MAX + 1];
     fcs_pos decoded, p, child;
     const fcs_pos *par = NULL; /* the position `cached` stands for, canonical */
+    const column_code *par_codes = NULL; /* its columns coded */
+    column_code decoded_codes[FCS_MAX_COLS], codes[FCS_MAX_COLS];
     layout lay;
     uint32_t cached = NO_PARENT, pops = 0, depth_cost;
     recent_entry *recent = s->recent;
@@ -1111,14 +1164,19 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
         if (e.move == NO_MOVE) {
             p = *root;
             autoplay(r, &p, s->home_mode, NULL, NULL, NULL, NULL);
+            code_columns(s, &p, ALL_COLUMNS(r), codes);
         } else {
+            unsigned changed = 0;
             if (cached != e.state) {
                 recent_entry *hit = &recent[e.state % RECENT_SLOTS];
                 if (hit->idx == e.state) {
                     par = &hit->pos;
+                    par_codes = hit->codes;
                 } else {
                     decode(s, &s->keys[(uint64_t)e.state * s->key_words], &decoded);
+                    code_columns(s, &decoded, ALL_COLUMNS(r), decoded_codes);
                     par = &decoded;
+                    par_codes = decoded_codes;
                 }
                 cached = e.state;
             }
@@ -1126,9 +1184,12 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
             copy_pos(&p, par, r->columns);
             fcs_apply(&p, &m);
             if (may_autoplay(&p, &m))
-                autoplay(r, &p, s->home_mode, NULL, NULL, NULL, NULL);
+                autoplay(r, &p, s->home_mode, NULL, NULL, NULL, &changed);
+            changed |= move_columns(&m);
+            memcpy(codes, par_codes, (size_t)r->columns * sizeof(column_code));
+            code_columns(s, &p, changed, codes);
         }
-        encode(s, &p, key, &lay, NULL);
+        encode_coded(s, &p, codes, key, &lay, NULL);
         idx = find_or_add(s, key, &is_new);
         if (idx == NO_PARENT)
             return PHASE_DONE;
@@ -1145,8 +1206,11 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
            the slot of the parent, which is no longer needed. */
         slot = &recent[idx % RECENT_SLOTS];
         canonical(&p, &lay, &slot->pos);
+        for (c = 0; c < r->columns; c++)
+            slot->codes[c] = c < lay.columns ? codes[lay.order[c]] : EMPTY_CODE;
         slot->idx = idx;
         par = &slot->pos;
+        par_codes = slot->codes;
         cached = idx;
         s->expanded++;
         w = s->w;
@@ -1242,6 +1306,24 @@ static inline int safe_child(const fcs_rules *r, const fcs_pos *p, const fcs_mov
     return 1;
 }
 
+/* safe_child(), and the child's columns coded in `codes` from the parent's
+   `parent_codes`: only the columns that changed are coded again. */
+static inline int coded_child(const solver *s, const fcs_pos *p, const column_code *parent_codes,
+                              const fcs_move *m, fcs_pos *child, column_code *codes)
+{
+    const fcs_rules *r = s->r;
+    unsigned changed = move_columns(m);
+    if (is_noop(p, m))
+        return 0;
+    copy_pos(child, p, r->columns);
+    fcs_apply(child, m);
+    if (may_autoplay(child, m))
+        autoplay(r, child, HOME_SAFE, NULL, NULL, NULL, &changed);
+    memcpy(codes, parent_codes, (size_t)r->columns * sizeof(column_code));
+    code_columns(s, child, changed, codes);
+    return 1;
+}
+
 /* Complete phase: every child is stored as it is generated (exact duplicate
    detection), and the open list is worked in heuristic order until a
    solution turns up or no position is left, which proves unsolvability. */
@@ -1267,6 +1349,7 @@ static int full_search(solver *s, double deadline, uint32_t pause_at, fcs_result
     fcs_move moves[FCS_MAX_MOVES];
     uint64_t key[KEY_WORDS_MAX + 1];
     fcs_pos p, child;
+    column_code codes[FCS_MAX_COLS], child_codes[FCS_MAX_COLS];
     int i, n, is_new;
 
     while (s->open_n) {
@@ -1280,17 +1363,18 @@ static int full_search(solver *s, double deadline, uint32_t pause_at, fcs_result
         }
         s->expanded++;
         decode(s, &s->keys[(uint64_t)cur * s->key_words], &p);
+        code_columns(s, &p, ALL_COLUMNS(r), codes);
         n = fcs_legal_moves(r, &p, 0, moves);
         for (i = 0; i < n; i++) {
             uint32_t c;
-            if (!safe_child(r, &p, &moves[i], &child))
+            if (!coded_child(s, &p, codes, &moves[i], &child, child_codes))
                 continue;
             if (fcs_is_won(&child)) {
                 fcs_packed_move last = fcs_pack(&p, &moves[i]);
                 finish_solved(s, cur, &last, res);
                 return PHASE_DONE;
             }
-            encode(s, &child, key, NULL, NULL);
+            encode_coded(s, &child, child_codes, key, NULL, NULL);
             c = find_or_add(s, key, &is_new);
             if (c == NO_PARENT)
                 return PHASE_DONE;
@@ -2260,12 +2344,13 @@ static inline proof_layer *home_of(proof_run *run, int layer)
 }
 
 /* Encode and pack p as child k, fetching its bucket's header ahead. */
-static void proof_key(const solver *s, proof_run *run, const fcs_pos *p, proof_child *k)
+static void proof_key(const solver *s, proof_run *run, const fcs_pos *p, const column_code *codes,
+                      proof_child *k)
 {
     uint64_t words[KEY_WORDS_MAX + 1];
     proof_layer *to;
     dealt_pairs pairs;
-    k->len = (encode(s, p, words, NULL, &pairs) + 7) / 8;
+    k->len = (encode_coded(s, p, codes, words, NULL, &pairs) + 7) / 8;
     pack_key(words, k->len, k->packed);
     k->hash = hash_packed(k->packed, k->len);
     k->layer = proof_layer_of(&pairs, p);
@@ -2312,19 +2397,21 @@ static int proof_expand(solver *s, proof_run *run, uint64_t b)
     uint64_t words[KEY_WORDS_MAX + 1];
     proof_bucket *bucket = &run->part.buckets[b];
     fcs_pos p, child;
+    column_code codes[FCS_MAX_COLS], child_codes[FCS_MAX_COLS];
     int k, n;
 
     unpack_key(bucket_key(bucket, bucket->done), bucket->data[2 * bucket->done + 1], words);
     bucket->done++; /* before any child can split this bucket */
     s->expanded++;
     decode(s, words, &p);
+    code_columns(s, &p, ALL_COLUMNS(r), codes);
     n = fcs_legal_moves(r, &p, r->sequence != SEQ_UNLIMITED, moves);
     for (k = 0; k < n; k++) {
-        if (!safe_child(r, &p, &moves[k], &child))
+        if (!coded_child(s, &p, codes, &moves[k], &child, child_codes))
             continue;
         if (fcs_is_won(&child))
             return 0;
-        proof_key(s, run, &child, &run->kids[run->n_kids++]);
+        proof_key(s, run, &child, child_codes, &run->kids[run->n_kids++]);
     }
     return run->n_kids < PROOF_BATCH || proof_flush(s, run);
 }
@@ -2400,7 +2487,9 @@ static int layered_proof(solver *s, const fcs_pos *root, double deadline, fcs_re
         if (!checkpoint_load(s, &run, &h))
             goto out;
     } else {
-        proof_key(s, &run, root, &run.kids[run.n_kids++]);
+        column_code codes[FCS_MAX_COLS];
+        code_columns(s, root, ALL_COLUMNS(s->r), codes);
+        proof_key(s, &run, root, codes, &run.kids[run.n_kids++]);
         h = run.kids[0].layer;
         if (!proof_flush(s, &run))
             goto out;
