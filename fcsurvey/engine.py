@@ -572,11 +572,12 @@ def _fast_replay(pos: Position, rules: Rules, tokens: list[str]) -> Optional[Pos
     columns = [list(column) for column in pos.columns]
     cells = list(pos.cells)
     homes = list(pos.foundations)
-    for token in tokens:
-        entry = table.get(token) or _rare_entry(token, table)
-        if entry is None:
+    entries = list(map(table.get, tokens))
+    if None in entries:
+        entries = [entry or _rare_entry(token, table) for token, entry in zip(tokens, entries)]
+        if None in entries:
             return None
-        kind, a, b, count = entry
+    for kind, a, b, count in entries:
         if kind == _COLUMN_HOME:
             source = columns[a]
             if not source:
