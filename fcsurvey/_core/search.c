@@ -210,6 +210,7 @@ typedef struct {
     uint64_t which;
 } dealt_pairs;
 
+/* Code the column of `len` cards `col` as encode() lays columns out. */
 static inline void code_column(const solver *s, const uint8_t *col, int len, column_code *cc)
 {
     int o;
