@@ -2228,17 +2228,25 @@ static int checkpoint_matches(const solver *s)
     return ok;
 }
 
+#define CHECKPOINT_PATH_MAX 4096
+
+/* The name a checkpoint is written under before it is renamed into place;
+   0 when it would not fit in `tmp` (CHECKPOINT_PATH_MAX bytes). */
+static int checkpoint_temp_name(const solver *s, char *tmp)
+{
+    return snprintf(tmp, CHECKPOINT_PATH_MAX, "%s.tmp", s->lim->checkpoint) < CHECKPOINT_PATH_MAX;
+}
+
 /* Write every key of layers from `first` up; 0 if the file could not be
    written (the proof goes on without it). */
 static int checkpoint_save(solver *s, proof_run *run, int first)
 {
-    char tmp[4096];
+    char tmp[CHECKPOINT_PATH_MAX];
     checkpoint_header h;
     checkpoint_io io = {-1, run->out, 0, 0, 0};
     uint32_t end = CHECKPOINT_END;
     int l, ok = 1;
-    if (snprintf(tmp, sizeof(tmp), "%s.tmp", s->lim->checkpoint) >= (int)sizeof(tmp) ||
-        (io.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+    if (!checkpoint_temp_name(s, tmp) || (io.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
         return 0;
     memset(&h, 0, sizeof(h));
     memcpy(h.magic, CHECKPOINT_MAGIC, 8);
@@ -2332,9 +2340,9 @@ static int checkpoint_load(solver *s, proof_run *run, int *first)
    (nor a half-written one): only a process that dies leaves one. */
 static void checkpoint_remove(const solver *s)
 {
-    char tmp[4096];
+    char tmp[CHECKPOINT_PATH_MAX];
     unlink(s->lim->checkpoint);
-    if (snprintf(tmp, sizeof(tmp), "%s.tmp", s->lim->checkpoint) < (int)sizeof(tmp))
+    if (checkpoint_temp_name(s, tmp))
         unlink(tmp);
 }
 
