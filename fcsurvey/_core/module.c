@@ -185,8 +185,7 @@ static PyObject *py_legal_moves(PyObject *self, PyObject *args)
         return NULL;
     if (!parse_rules(rules_obj, &r) || !parse_position(&r, columns, cells, found, FCS_MAX_COL_LEN, &p))
         return NULL;
-    for (i = 0; i < r.columns; i++)
-        runs[i] = (uint8_t)fcs_run_length(&r, &p, i);
+    fcs_run_lengths(&r, &p, runs);
     n = fcs_legal_moves_by_runs(&r, &p, single_only, skip_built, runs, moves);
     if (!(list = PyList_New(n)))
         return NULL;

@@ -125,12 +125,17 @@ static inline fcs_move make_move(int sk, int s, int dk, int d, int count)
 /* The position's column tops, lengths and cells are copied into locals
    first: stores into `out` (bytes) could alias the position, and would
    otherwise force the compiler to reload it after every move written. */
-int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_move *out)
+void fcs_run_lengths(const fcs_rules *r, const fcs_pos *p, uint8_t runs[FCS_MAX_COLS])
 {
-    uint8_t runs[FCS_MAX_COLS];
     int i;
     for (i = 0; i < r->columns; i++)
         runs[i] = (uint8_t)fcs_run_length(r, p, i);
+}
+
+int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_move *out)
+{
+    uint8_t runs[FCS_MAX_COLS];
+    fcs_run_lengths(r, p, runs);
     return fcs_legal_moves_by_runs(r, p, single_only, 0, runs, out);
 }
 

@@ -72,6 +72,8 @@ static inline int fcs_can_build(const fcs_rules *r, int below, int above)
 int fcs_empty_cells(const fcs_rules *r, const fcs_pos *p);
 int fcs_empty_columns(const fcs_rules *r, const fcs_pos *p);
 int fcs_run_length(const fcs_rules *r, const fcs_pos *p, int col);
+/* fcs_run_length of every column. */
+void fcs_run_lengths(const fcs_rules *r, const fcs_pos *p, uint8_t runs[FCS_MAX_COLS]);
 /* Most cards one column-to-column move may carry to a destination that is
    empty (dest_empty = 1) or not. */
 int fcs_capacity(const fcs_rules *r, const fcs_pos *p, int dest_empty);

@@ -1126,6 +1126,26 @@ static inline int reaches_home(const fcs_pos *p, const fcs_move *m)
     return p->found[CARD_SUIT(c)] + 1 == CARD_RANK(c);
 }
 
+/* The child of p by move m with autoplay by `mode` (HOME_SAFE for the
+   complete phase and the layered proof), and its columns coded in `codes`
+   from the parent's `parent_codes`: only the columns that changed are coded
+   again.  0 when m only reorders columns (is_noop). */
+static inline int coded_child(const solver *s, int mode, const fcs_pos *p, const column_code *parent_codes,
+                              const fcs_move *m, fcs_pos *child, column_code *codes)
+{
+    const fcs_rules *r = s->r;
+    unsigned changed = move_columns(m);
+    if (is_noop(p, m))
+        return 0;
+    copy_pos(child, p, r->columns);
+    fcs_apply(child, m);
+    if (may_autoplay(child, m))
+        autoplay(r, child, mode, NULL, NULL, NULL, &changed);
+    memcpy(codes, parent_codes, (size_t)r->columns * sizeof(column_code));
+    code_columns(s, child, changed, codes);
+    return 1;
+}
+
 /* Fast phase: greedy best-first where children are scored but stored only
    when taken from the open list, so a typical deal stores about as many
    positions as its solution is long.  Gives up after `budget` positions.
@@ -1167,7 +1187,6 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
             autoplay(r, &p, s->home_mode, NULL, NULL, NULL, NULL);
             code_columns(s, &p, ALL_COLUMNS(r), codes);
         } else {
-            unsigned changed = 0;
             if (cached != e.state) {
                 recent_entry *hit = &recent[e.state % RECENT_SLOTS];
                 if (hit->idx == e.state) {
@@ -1182,13 +1201,7 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
                 cached = e.state;
             }
             unpack_physical(e.move, &m);
-            copy_pos(&p, par, r->columns);
-            fcs_apply(&p, &m);
-            if (may_autoplay(&p, &m))
-                autoplay(r, &p, s->home_mode, NULL, NULL, NULL, &changed);
-            changed |= move_columns(&m);
-            memcpy(codes, par_codes, (size_t)r->columns * sizeof(column_code));
-            code_columns(s, &p, changed, codes);
+            coded_child(s, s->home_mode, par, par_codes, &m, &p, codes); /* children are never no-ops */
         }
         encode_coded(s, &p, codes, key, &lay, NULL);
         idx = find_or_add(s, key, &is_new);
@@ -1294,37 +1307,6 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
     return PHASE_DONE;
 }
 
-/* The child of p by move m with safe autoplay, as the complete phase and the
-   layered proof see it; 0 when m only reorders columns (is_noop). */
-static inline int safe_child(const fcs_rules *r, const fcs_pos *p, const fcs_move *m, fcs_pos *child)
-{
-    if (is_noop(p, m))
-        return 0;
-    copy_pos(child, p, r->columns);
-    fcs_apply(child, m);
-    if (may_autoplay(child, m))
-        fcs_autoplay(r, child, NULL, NULL, NULL);
-    return 1;
-}
-
-/* safe_child(), and the child's columns coded in `codes` from the parent's
-   `parent_codes`: only the columns that changed are coded again. */
-static inline int coded_child(const solver *s, const fcs_pos *p, const column_code *parent_codes,
-                              const fcs_move *m, fcs_pos *child, column_code *codes)
-{
-    const fcs_rules *r = s->r;
-    unsigned changed = move_columns(m);
-    if (is_noop(p, m))
-        return 0;
-    copy_pos(child, p, r->columns);
-    fcs_apply(child, m);
-    if (may_autoplay(child, m))
-        autoplay(r, child, HOME_SAFE, NULL, NULL, NULL, &changed);
-    memcpy(codes, parent_codes, (size_t)r->columns * sizeof(column_code));
-    code_columns(s, child, changed, codes);
-    return 1;
-}
-
 /* Complete phase: every child is stored as it is generated (exact duplicate
    detection), and the open list is worked in heuristic order until a
    solution turns up or no position is left, which proves unsolvability. */
@@ -1368,7 +1350,7 @@ static int full_search(solver *s, double deadline, uint32_t pause_at, fcs_result
         n = fcs_legal_moves(r, &p, 0, moves);
         for (i = 0; i < n; i++) {
             uint32_t c;
-            if (!coded_child(s, &p, codes, &moves[i], &child, child_codes))
+            if (!coded_child(s, HOME_SAFE, &p, codes, &moves[i], &child, child_codes))
                 continue;
             if (fcs_is_won(&child)) {
                 fcs_packed_move last = fcs_pack(&p, &moves[i]);
@@ -2416,7 +2398,7 @@ static int proof_expand(solver *s, proof_run *run, uint64_t b)
     code_columns(s, &p, ALL_COLUMNS(r), codes);
     n = fcs_legal_moves(r, &p, r->sequence != SEQ_UNLIMITED, moves);
     for (k = 0; k < n; k++) {
-        if (!coded_child(s, &p, codes, &moves[k], &child, child_codes))
+        if (!coded_child(s, HOME_SAFE, &p, codes, &moves[k], &child, child_codes))
             continue;
         if (fcs_is_won(&child))
             return 0;
