@@ -19,12 +19,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .deals import deal as make_deal
 from .engine import validate
 from .rules import MAX_CELLS, Rules
-from .solver import SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result, solve as solve_deal
+from .solver import (PROOF, SEARCH, SOLVED, STATES_LIMIT, TIME_LIMIT, UNKNOWN, UNSOLVABLE, Limits, Result,
+                     solve as solve_deal)
 
 #: The effort fraction is log10(positions stored) / EFFORT_DIGITS.  The C core counts
 #: positions in 32 bits (fewer than 10^9.7), so the fraction stays below one.
@@ -38,7 +39,8 @@ MAX_EFFORT = 1 - 10 ** -SCORE_DECIMALS
 #: A search under narrower rules gets this fraction (1/8) of the positions limit.
 NARROWER_SHARE = 8
 
-Solve = Callable[[int, Rules, Limits], Result]
+#: A solver as :func:`fcsurvey.solver.solve` is called here (``phases`` by keyword).
+Solve = Callable[..., Result]
 
 
 @dataclass(frozen=True)
@@ -145,22 +147,44 @@ def decide(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve = so
     out of room for (deal 28321 with 3 cells: the complete search finds no win in 50 million
     positions, single-card moves one in 864,700 positions; the solver's own eager interlude
     now wins it first, in 233,720).  It can only prove wins, never unsolvability, so it
-    gets a :data:`NARROWER_SHARE` of the room: with all of it, a deal whose proof ran out
-    of room would run the same proof out of room again.  The result counts the positions
-    and time of every attempt.
+    runs the searches alone and gets a :data:`NARROWER_SHARE` of the room: with all of it, a
+    deal whose proof ran out of room would run the same proof out of room again.
+
+    Unless the verdict is ``known``, the narrower searches come between the full rules'
+    searches and their layered proof, which keeps no paths: on a winnable deal it can only
+    end ``unknown``, and only near the end (deal 9608 with one cell: hours, where single
+    cards win in 275,359 positions).  ``limits.timeout`` covers every attempt together.
+    The result counts the positions and time of every attempt.
     """
-    result = known or solve(deal, rules, limits)
-    attempts = [result]
+    attempts = [known or solve(deal, rules, limits, phases=(SEARCH,))]
+    result = attempts[0]
     if result.status == UNKNOWN:
-        room = Limits(max_states=max(limits.max_states // NARROWER_SHARE, 1), timeout=limits.timeout)
         for narrower in narrower_rules(rules):
-            attempt = solve(deal, narrower, room)
-            attempts.append(attempt)
+            attempt = _attempt(solve, deal, narrower, limits, attempts, NARROWER_SHARE, (SEARCH,))
             if attempt.status == SOLVED and validate(make_deal(deal, rules), rules, attempt.solution).ok:
                 result = attempt
                 break
+        else:
+            if known is None and result.limit == STATES_LIMIT:
+                result = _attempt(solve, deal, rules, limits, attempts, 1, (PROOF,))
     return dataclasses.replace(result, states=sum(a.states for a in attempts),
                                elapsed_s=sum(a.elapsed_s for a in attempts))
+
+
+def _attempt(solve: Solve, deal: int, rules: Rules, limits: Limits, attempts: List[Result],
+             share: int, phases: Tuple[str, ...]) -> Result:
+    """One more solve for :func:`decide`, with a ``share`` of the room and the time the
+    attempts so far have left (none left: ``unknown`` at the time limit), added to them."""
+    timeout = limits.timeout
+    if timeout is not None:
+        timeout -= sum(a.elapsed_s for a in attempts)
+    if timeout is not None and timeout <= 0:
+        attempt = Result(UNKNOWN, None, 0, 0, 0, 0, 0.0, TIME_LIMIT)
+    else:
+        attempt = solve(deal, rules, Limits(max_states=max(limits.max_states // share, 1), timeout=timeout),
+                        phases=phases)
+    attempts.append(attempt)
+    return attempt
 
 
 def difficulty_columns(found: MinCells) -> Dict[str, Any]:

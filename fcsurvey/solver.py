@@ -15,7 +15,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 from ._core import _fccore
 from .deals import Deal, deal as make_deal
@@ -40,6 +40,17 @@ CHECKPOINT_EVERY_S = 600.0
 
 #: The search keeps room for 13 cards built on a column's dealt cards.
 MAX_DEALT_COLUMN = 19
+
+#: A solve's two phases: the searches (fast tries, then the complete search, which proves
+#: a deal unsolvable when it fits in ``max_states``), and the layered proof they hand over
+#: to when it does not.  Run apart, the searches end ``unknown`` with the ``states`` limit
+#: where the proof would start, and the proof alone starts there.
+SEARCH, PROOF = "search", "proof"
+PHASES = (SEARCH, PROOF)
+_PHASE_BITS = {SEARCH: _fccore.PHASE_SEARCH, PROOF: _fccore.PHASE_PROOF}
+#: The limits a solve names when it ends ``unknown`` for lack of room or time; the first is
+#: the one that hands the searches over to the proof.
+STATES_LIMIT, TIME_LIMIT = "states", "time"
 
 
 class SolverError(ValueError):
@@ -120,7 +131,8 @@ def _checkpoint_file(checkpoints: Path, tag: bytes) -> Path:
 
 def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
                    *, replay: bool = True, checkpoints: Optional[Path] = None,
-                   checkpoint_every: float = CHECKPOINT_EVERY_S) -> Result:
+                   checkpoint_every: float = CHECKPOINT_EVERY_S,
+                   phases: Sequence[str] = PHASES) -> Result:
     """Solve from any position; the solution starts from it as given.
 
     With ``replay`` (the default) a solution is believed only after the
@@ -134,7 +146,12 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     position under the same rules and build goes on from it (``resumed``) and reaches the
     same verdict with the same counts.  The file goes when the solve returns.  A directory
     that cannot be made only means no checkpoints.
+
+    ``phases`` (see :data:`PHASES`) runs only some of the solve.  The searches alone, given
+    a checkpoint a proof left, end at once where that proof would go on.
     """
+    if not phases or not set(phases) <= set(PHASES):
+        raise SolverError(f"phases must be some of {', '.join(PHASES)}, got {phases!r}")
     longest = max((len(c) for c in position.columns), default=0)
     if longest > MAX_DEALT_COLUMN:
         raise SolverError(f"a column holds {longest} cards; the solver takes at most {MAX_DEALT_COLUMN}")
@@ -148,7 +165,7 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
             pass
     result = Result(**_fccore.solve(core_rules(rules), position.columns, position.cells,
                                     position.foundations, limits.max_states, limits.timeout or 0.0,
-                                    *saving))
+                                    sum(_PHASE_BITS[p] for p in set(phases)), *saving))
     if replay and result.status == SOLVED:
         check = validate(position, rules, result.solution)
         if not check.ok:
@@ -158,11 +175,11 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
 
 def solve(deal: Union[int, Deal], rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
           *, replay: bool = True, checkpoints: Optional[Path] = None,
-          checkpoint_every: float = CHECKPOINT_EVERY_S) -> Result:
+          checkpoint_every: float = CHECKPOINT_EVERY_S, phases: Sequence[str] = PHASES) -> Result:
     """Solve a deal number (dealt under ``rules``) or an already dealt layout."""
     layout = deal if isinstance(deal, Deal) else make_deal(deal, rules)
     return solve_position(Position.from_deal(layout), rules, limits, replay=replay, checkpoints=checkpoints,
-                          checkpoint_every=checkpoint_every)
+                          checkpoint_every=checkpoint_every, phases=phases)
 
 
 def solve_board(text: str, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),

@@ -14,7 +14,7 @@ from fcsurvey.deals import deal as make_deal
 from fcsurvey.difficulty import EFFORT_DIGITS, decide, fewest_cells_allowed, min_cells, narrower_rules, score
 from fcsurvey.engine import validate
 from fcsurvey.rules import MAX_CELLS, PRESETS, preset
-from fcsurvey.solver import SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result
+from fcsurvey.solver import PHASES, PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result, solve
 from fcsurvey.store import MANIFEST, StoreError
 from fcsurvey.survey import Survey, default_out, parse_deals, summarize, summary_text
 
@@ -29,10 +29,12 @@ class Scripted:
     """A solver giving a fixed verdict per cell count, recording what it was asked."""
 
     def __init__(self, verdicts):
-        self.verdicts, self.asked = verdicts, []
+        self.verdicts, self.asked, self.proofs = verdicts, [], []
 
-    def __call__(self, deal, rules, limits):
+    def __call__(self, deal, rules, limits, phases=PHASES):
         self.asked.append(rules.cells)
+        if PROOF in phases:
+            self.proofs.append(rules.cells)
         status = self.verdicts[rules.cells]
         states = 100 * (rules.cells + 1)
         if status == SOLVED:
@@ -78,7 +80,9 @@ def test_an_undecided_count_is_stepped_over_and_a_win_below_it_settles():
     solver = Scripted(verdicts(solved_from=1, **{"2": UNKNOWN}))
     found = min_cells(7, FREECELL, solve=solver)
     assert (found.min_cells, found.exact, found.limit) == (1, True, None)
-    assert solver.asked == [4, 3, 2, 2, 2, 1, 0]  # 2 cells: full rules, then the two narrower
+    # 2 cells: the searches, the two narrower rules' searches, then the layered proof
+    assert solver.asked == [4, 3, 2, 2, 2, 2, 1, 0]
+    assert solver.proofs == [2]
 
 
 def test_an_undecided_count_just_below_the_win_is_recorded():
@@ -86,7 +90,7 @@ def test_an_undecided_count_just_below_the_win_is_recorded():
     found = min_cells(7, FREECELL, solve=solver)
     assert (found.min_cells, found.exact, found.limit) == (3, False, "states")
     assert found.difficulty == score(3, 400)
-    assert found.verdicts[2].states == 3 * 300  # every attempt counted
+    assert found.verdicts[2].states == 4 * 300  # every attempt counted
 
 
 def test_narrower_rules_allow_only_moves_the_rules_allow():
@@ -100,7 +104,31 @@ def test_an_undecided_count_is_won_under_narrower_rules():
     two = preset("freecell", cells=2)  # deal 140: 6.3 million positions, 16,999 with single cards
     result = decide(140, two, Limits(max_states=200_000))  # single cards get 25,000
     assert result.status == SOLVED and validate(make_deal(140, two), two, result.solution).ok
-    assert result.states > 200_000
+    assert result.states == 277_501 + 16_999  # the searches, then single cards
+
+
+def test_a_winnable_deal_is_won_under_narrower_rules_before_any_layered_proof():
+    # 9608 with one cell: the complete search finds no win in the room, and a layered proof,
+    # which keeps no paths, would go on for hours only to end unknown.  Single cards win first.
+    one, asked = preset("freecell", cells=1), []
+
+    def spy(deal, rules, limits, phases):
+        result = solve(deal, rules, limits, phases=phases)
+        asked.append((rules.sequence, limits.max_states, phases, result.status, result.states))
+        return result
+
+    result = decide(9608, one, Limits(max_states=2_400_000), spy)
+    assert asked == [("limited", 2_400_000, (SEARCH,), UNKNOWN, 2_437_781),
+                     ("single", 300_000, (SEARCH,), SOLVED, 275_359)]
+    assert result.status == SOLVED and validate(make_deal(9608, one), one, result.solution).ok
+    assert result.states == 2_437_781 + 275_359
+
+
+def test_time_left_by_the_searches_is_all_the_proof_gets():
+    solver = Scripted(verdicts(solved_from=3, **{"2": UNKNOWN}))  # each attempt 0.02 s
+    result = decide(7, preset("freecell", cells=2), Limits(timeout=0.05), solver)
+    assert solver.asked == [2, 2, 2] and solver.proofs == []  # 0.06 s gone: no proof
+    assert (result.status, result.limit, result.states) == (UNKNOWN, "time", 3 * 300)
 
 
 def test_a_narrower_win_that_does_not_replay_is_not_believed():

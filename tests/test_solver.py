@@ -19,7 +19,7 @@ from fcsurvey.deals import deal
 from fcsurvey.engine import CELL, COLUMN, Position, legal_moves, validate
 from fcsurvey.notation import format_board
 from fcsurvey.rules import PRESETS, preset
-from fcsurvey.solver import (SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError, checkpoint_path, core_rules,
+from fcsurvey.solver import (PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError, checkpoint_path, core_rules,
                              solve, solve_board, solve_position)
 
 UNSOLVABLE_4_CELLS = [11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948]
@@ -156,6 +156,18 @@ def test_the_layered_proof_writes_waiting_layers_to_a_file_that_goes_with_it(tmp
     monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))
     nowhere = solve(27, one, Limits(max_states=4_000))
     assert (nowhere.status, nowhere.limit) == (UNKNOWN, "disk")
+
+
+def test_the_searches_and_the_proof_run_apart_as_they_run_together():
+    one, room = preset("freecell", cells=1), Limits(max_states=10_000)
+    searched = solve(27, one, room, phases=(SEARCH,))
+    proved = solve(27, one, room, phases=(PROOF,))
+    assert (searched.status, searched.limit, searched.states) == (UNKNOWN, "states", 31_251)
+    assert (proved.status, proved.states) == (UNSOLVABLE, 234_772)
+    whole = solve(27, one, room)
+    assert whole.expanded == searched.expanded + proved.expanded
+    with pytest.raises(SolverError, match="phases must be some of search, proof"):
+        solve(27, one, room, phases=("search", "prove"))
 
 
 def test_a_layer_bigger_than_the_room_is_worked_through_in_slices(tmp_path, monkeypatch):

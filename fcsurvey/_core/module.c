@@ -127,6 +127,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     PyObject *rules_obj, *columns, *cells, *found, *solution;
     unsigned long long max_states;
     double timeout, every = 0, t0, elapsed;
+    unsigned int phases;
     const char *checkpoint = NULL, *tag = NULL;
     Py_ssize_t tag_len = 0;
     fcs_rules r;
@@ -134,8 +135,8 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     fcs_limits lim;
     fcs_result res;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOKd|zy#d", &rules_obj, &columns, &cells, &found, &max_states, &timeout,
-                          &checkpoint, &tag, &tag_len, &every))
+    if (!PyArg_ParseTuple(args, "OOOOKdI|zy#d", &rules_obj, &columns, &cells, &found, &max_states, &timeout,
+                          &phases, &checkpoint, &tag, &tag_len, &every))
         return NULL;
     if (!parse_rules(rules_obj, &r) ||
         !parse_position(&r, columns, cells, found, MAX_DEALT_LEN, &start))
@@ -151,6 +152,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     lim.checkpoint_every_s = every;
     lim.max_states = max_states;
     lim.timeout_s = timeout;
+    lim.phases = phases;
     t0 = monotonic_s();
     Py_BEGIN_ALLOW_THREADS
     fcs_solve(&r, &start, &lim, &res);
@@ -271,7 +273,8 @@ static PyMethodDef methods[] = {
     {"deal_range_checksum", py_deal_range_checksum, METH_VARARGS,
      "deal_range_checksum(start, count) -> int: deal a range, return a checksum."},
     {"solve", py_solve, METH_VARARGS,
-     "solve(rules, columns, cells, foundations, max_states, timeout[, checkpoint, tag, every]) -> dict."},
+     "solve(rules, columns, cells, foundations, max_states, timeout, phases[, checkpoint, tag, every]) -> dict; "
+     "phases: PHASE_SEARCH | PHASE_PROOF."},
     {"legal_moves", py_legal_moves, METH_VARARGS,
      "legal_moves(rules, columns, cells, foundations, single_only[, skip_built]) -> "
      "[(src_kind, src, dst_kind, dst, count)]; kinds 0 column, 1 cell, 2 foundation; "
@@ -288,5 +291,11 @@ static struct PyModuleDef moduledef = {
 
 PyMODINIT_FUNC PyInit__fccore(void)
 {
-    return PyModule_Create(&moduledef);
+    PyObject *m = PyModule_Create(&moduledef);
+    if (m && (PyModule_AddIntConstant(m, "PHASE_SEARCH", FCS_PHASE_SEARCH) < 0 ||
+              PyModule_AddIntConstant(m, "PHASE_PROOF", FCS_PHASE_PROOF) < 0)) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -2562,6 +2562,7 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
     solver s;
     fcs_pos root;
     double deadline = lim->timeout_s > 0 ? now_s() + lim->timeout_s : 0;
+    unsigned phases = lim->phases ? lim->phases : FCS_PHASES_ALL;
     int i;
 
     memset(res, 0, sizeof(*res));
@@ -2592,9 +2593,13 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
         goto done;
     }
     if (!r->foundation_return && checkpoint_matches(&s)) {
-        /* A proof under way: the phases before it ended undecided last time. */
-        res->resumed = 1;
+        /* A proof under way: the searches before it ended undecided last time. */
+        res->resumed = (phases & FCS_PHASE_PROOF) != 0;
         s.limit = FCS_LIMIT_STATES;
+        goto proof;
+    }
+    if (!(phases & FCS_PHASE_SEARCH)) {
+        s.limit = FCS_LIMIT_STATES; /* the caller's searches ran out of room */
         goto proof;
     }
     s.recent = malloc(RECENT_SLOTS * sizeof(recent_entry));
@@ -2632,7 +2637,8 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
             s.limit = FCS_LIMIT_STATES;
     }
 proof:
-    if (res->status == FCS_UNKNOWN && s.limit == FCS_LIMIT_STATES && !r->foundation_return) {
+    if (res->status == FCS_UNKNOWN && s.limit == FCS_LIMIT_STATES && !r->foundation_return &&
+        (phases & FCS_PHASE_PROOF)) {
         /* Still undecided: the stores go, and the layered proof gets the room. */
         s.stored_before += s.n;
         release_store(&s);

@@ -10,6 +10,11 @@ enum { FCS_LIMIT_NONE = 0, FCS_LIMIT_STATES = 1, FCS_LIMIT_TIME = 2, FCS_LIMIT_M
 
 #define FCS_CHECKPOINT_TAG 32
 
+/* The two phases of a solve: the searches (fast tries, then the complete
+   search, which can prove a deal unsolvable when it fits in max_states) and
+   the layered proof they hand over to when it does not. */
+enum { FCS_PHASE_SEARCH = 1, FCS_PHASE_PROOF = 2, FCS_PHASES_ALL = 3 };
+
 typedef struct {
     uint64_t max_states;
     double timeout_s; /* <= 0: none */
@@ -22,6 +27,10 @@ typedef struct {
     const char *checkpoint;
     uint8_t checkpoint_tag[FCS_CHECKPOINT_TAG];
     double checkpoint_every_s;
+    /* Which phases to run (0: both).  A caller that wants to try something
+       else between them runs the searches alone, which end `unknown` with
+       the states limit where the proof would start, then the proof alone. */
+    unsigned phases;
 } fcs_limits;
 
 typedef struct {
