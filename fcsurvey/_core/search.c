@@ -351,12 +351,25 @@ static void canonical(const fcs_pos *p, const layout *lay, fcs_pos *canon)
     memcpy(canon->cell, lay->cells, (size_t)lay->n_cells);
 }
 
-static void decode(const solver *s, const uint64_t *stored, fcs_pos *p)
+/* Lay the chain of built cards `choices` (chain_value()'s layout) on
+   col[from - 1], up to col[to - 1]. */
+static inline void lay_chain(const solver *s, uint8_t *col, int from, int to, unsigned choices)
+{
+    unsigned mask = (1u << s->chain_bits) - 1;
+    int j;
+    for (j = from; j < to; j++, choices >>= s->chain_bits)
+        col[j] = chain_card(s, col[j - 1], choices & mask);
+}
+
+/* Rebuild the position a key names, in its canonical column and cell
+   order, and code its columns as code_column() would: a key is its coded
+   columns side by side, so they come with the reading. */
+static void decode(const solver *s, const uint64_t *stored, fcs_pos *p, column_code *codes)
 {
     const fcs_rules *r = s->r;
     uint64_t key[KEY_WORDS_MAX + 1] = {0};
     uint8_t present[FCS_CARDS + 1] = {0};
-    int i, j, o, slot = 0, n;
+    int i, j, o, slot = 0, n, head = s->k_bits + 4;
     bits b;
 
     memcpy(key, stored, sizeof(uint64_t) * (size_t)s->key_words);
@@ -364,24 +377,38 @@ static void decode(const solver *s, const uint64_t *stored, fcs_pos *p)
     b.pos = 0;
     memset(p, 0, sizeof(*p));
     for (o = 0; o < r->columns; o++) {
-        int k = (int)get_bits(&b, s->k_bits), len;
+        int k = (int)get_bits(&b, s->k_bits), built;
+        unsigned choices;
+        column_code *cc = &codes[slot];
         if (!k)
             continue;
         memcpy(p->col[slot], s->start.col[o], (size_t)k);
-        len = k + (int)get_bits(&b, 4);
-        for (j = k; j < len; j++)
-            p->col[slot][j] = chain_card(s, p->col[slot][j - 1], get_bits(&b, s->chain_bits));
-        p->len[slot++] = (uint8_t)len;
+        built = (int)get_bits(&b, 4);
+        choices = get_bits(&b, built * s->chain_bits);
+        lay_chain(s, p->col[slot], k, k + built, choices);
+        p->len[slot++] = (uint8_t)(k + built);
+        cc->origin = (int8_t)o;
+        cc->bottom = s->start.col[o][0];
+        cc->kept = (uint8_t)k;
+        cc->bits = ((uint64_t)k | (uint64_t)built << s->k_bits) | (uint64_t)choices << head;
+        cc->n = (uint8_t)(head + built * s->chain_bits);
     }
     n = (int)get_bits(&b, 4);
     for (i = 0; i < n; i++) {
-        int len;
-        p->col[slot][0] = (uint8_t)get_bits(&b, 6);
-        len = 1 + (int)get_bits(&b, 4);
-        for (j = 1; j < len; j++)
-            p->col[slot][j] = chain_card(s, p->col[slot][j - 1], get_bits(&b, s->chain_bits));
-        p->len[slot++] = (uint8_t)len;
+        int bottom = (int)get_bits(&b, 6), built = (int)get_bits(&b, 4);
+        unsigned choices = get_bits(&b, built * s->chain_bits);
+        column_code *cc = &codes[slot];
+        p->col[slot][0] = (uint8_t)bottom;
+        lay_chain(s, p->col[slot], 1, 1 + built, choices);
+        p->len[slot++] = (uint8_t)(1 + built);
+        cc->origin = -1;
+        cc->bottom = (uint8_t)bottom;
+        cc->kept = 0;
+        cc->bits = ((uint64_t)bottom | (uint64_t)built << 6) | (uint64_t)choices << 10;
+        cc->n = (uint8_t)(10 + built * s->chain_bits);
     }
+    for (; slot < r->columns; slot++)
+        codes[slot] = EMPTY_CODE;
     n = (int)get_bits(&b, 4);
     for (i = 0; i < n; i++)
         p->cell[i] = (uint8_t)get_bits(&b, 6);
@@ -1193,8 +1220,7 @@ static int quick_search(solver *s, const fcs_pos *root, uint32_t budget, double 
                     par = &hit->pos;
                     par_codes = hit->codes;
                 } else {
-                    decode(s, &s->keys[(uint64_t)e.state * s->key_words], &decoded);
-                    code_columns(s, &decoded, ALL_COLUMNS(r), decoded_codes);
+                    decode(s, &s->keys[(uint64_t)e.state * s->key_words], &decoded, decoded_codes);
                     par = &decoded;
                     par_codes = decoded_codes;
                 }
@@ -1345,8 +1371,7 @@ static int full_search(solver *s, double deadline, uint32_t pause_at, fcs_result
             return PHASE_DONE;
         }
         s->expanded++;
-        decode(s, &s->keys[(uint64_t)cur * s->key_words], &p);
-        code_columns(s, &p, ALL_COLUMNS(r), codes);
+        decode(s, &s->keys[(uint64_t)cur * s->key_words], &p, codes);
         n = fcs_legal_moves(r, &p, 0, moves);
         for (i = 0; i < n; i++) {
             uint32_t c;
@@ -2394,8 +2419,7 @@ static int proof_expand(solver *s, proof_run *run, uint64_t b)
     unpack_key(bucket_key(bucket, bucket->done), bucket->data[2 * bucket->done + 1], words);
     bucket->done++; /* before any child can split this bucket */
     s->expanded++;
-    decode(s, words, &p);
-    code_columns(s, &p, ALL_COLUMNS(r), codes);
+    decode(s, words, &p, codes);
     n = fcs_legal_moves(r, &p, r->sequence != SEQ_UNLIMITED, moves);
     for (k = 0; k < n; k++) {
         if (!coded_child(s, HOME_SAFE, &p, codes, &moves[k], &child, child_codes))
