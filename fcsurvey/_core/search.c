@@ -368,7 +368,7 @@ static void decode(const solver *s, const uint64_t *stored, fcs_pos *p, column_c
 {
     const fcs_rules *r = s->r;
     uint64_t key[KEY_WORDS_MAX + 1] = {0};
-    uint8_t present[FCS_CARDS + 1] = {0};
+    int out[FCS_NUM_SUITS] = {0};
     int i, j, o, slot = 0, n, head = s->k_bits + 4;
     bits b;
 
@@ -412,14 +412,14 @@ static void decode(const solver *s, const uint64_t *stored, fcs_pos *p, column_c
     n = (int)get_bits(&b, 4);
     for (i = 0; i < n; i++)
         p->cell[i] = (uint8_t)get_bits(&b, 6);
+    /* The foundations hold what is not out; counted without a branch per card. */
     for (i = 0; i < r->columns; i++)
         for (j = 0; j < p->len[i]; j++)
-            present[p->col[i][j]] = 1;
-    for (i = 0; i < r->cells; i++)
-        present[p->cell[i]] = 1;
-    for (i = 1; i <= FCS_CARDS; i++)
-        if (!present[i])
-            p->found[CARD_SUIT(i)]++;
+            out[CARD_SUIT(p->col[i][j])]++;
+    for (i = 0; i < n; i++)
+        out[CARD_SUIT(p->cell[i])]++;
+    for (i = 0; i < FCS_NUM_SUITS; i++)
+        p->found[i] = (uint8_t)(FCS_RANKS - out[i]);
 }
 
 static int bits_for(int max_value)
