@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +48,9 @@ MAX_DEALT_COLUMN = 19
 #: where the proof would start, and the proof alone starts there.
 SEARCH, PROOF = "search", "proof"
 PHASES = (SEARCH, PROOF)
-_PHASE_BITS = {SEARCH: _fccore.PHASE_SEARCH, PROOF: _fccore.PHASE_PROOF}
+#: The C core's phase mask for each way of naming some phases (looked up, as it is per solve).
+_PHASE_MASKS = {named: sum({SEARCH: _fccore.PHASE_SEARCH, PROOF: _fccore.PHASE_PROOF}[p] for p in set(named))
+                for n in (1, 2) for named in itertools.product(PHASES, repeat=n)}
 #: The limits a solve names when it ends ``unknown`` for lack of room or time; the first is
 #: the one that hands the searches over to the proof.
 STATES_LIMIT, TIME_LIMIT = "states", "time"
@@ -150,9 +153,10 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     ``phases`` (see :data:`PHASES`) runs only some of the solve.  The searches alone, given
     a checkpoint a proof left, end at once where that proof would go on.
     """
-    if not phases or not set(phases) <= set(PHASES):
+    mask = _PHASE_MASKS.get(tuple(phases))
+    if mask is None:
         raise SolverError(f"phases must be some of {', '.join(PHASES)}, got {phases!r}")
-    longest = max((len(c) for c in position.columns), default=0)
+    longest = max(map(len, position.columns), default=0)
     if longest > MAX_DEALT_COLUMN:
         raise SolverError(f"a column holds {longest} cards; the solver takes at most {MAX_DEALT_COLUMN}")
     saving: Tuple[Any, ...] = ()
@@ -165,7 +169,7 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
             pass
     result = Result(**_fccore.solve(core_rules(rules), position.columns, position.cells,
                                     position.foundations, limits.max_states, limits.timeout or 0.0,
-                                    sum(_PHASE_BITS[p] for p in set(phases)), *saving))
+                                    mask, *saving))
     if replay and result.status == SOLVED:
         check = validate(position, rules, result.solution)
         if not check.ok:
