@@ -89,7 +89,7 @@ def min_cells(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve =
               known: Optional[Result] = None) -> MinCells:
     """Find deal ``deal``'s fewest winning cells under ``rules`` with every other rule kept.
 
-    Starts at ``rules.cells`` (whose verdict may be passed as ``known`` to save a solve),
+    Starts at ``rules.cells`` (whose :func:`decide` verdict may be passed as ``known``),
     goes up while no win is found, then down from the lowest win while no count is proven
     unsolvable: a count the limits leave undecided is stepped over, since a win below it
     still settles the question.  Each verdict is :func:`decide`'s, under ``limits``.
@@ -98,8 +98,8 @@ def min_cells(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve =
 
     def verdict(cells: int) -> Result:
         if cells not in verdicts:
-            given = known if cells == rules.cells else None
-            verdicts[cells] = decide(deal, rules.replace(cells=cells), limits, solve, given)
+            verdicts[cells] = (known if known and cells == rules.cells
+                               else decide(deal, rules.replace(cells=cells), limits, solve))
         return verdicts[cells]
 
     won = rules.cells
@@ -137,11 +137,9 @@ def narrower_rules(rules: Rules) -> List[Rules]:
     return narrower
 
 
-def decide(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve = solve_deal,
-           known: Optional[Result] = None) -> Result:
-    """The verdict on ``deal`` under ``rules`` (``known`` if given), and when the limits
-    leave it undecided, a win found under :func:`narrower_rules` and replayed under
-    ``rules`` by the rules engine.
+def decide(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve = solve_deal) -> Result:
+    """The verdict on ``deal`` under ``rules``, and when the limits leave it undecided, a
+    win found under :func:`narrower_rules` and replayed under ``rules`` by the rules engine.
 
     A narrower game is a different search that sometimes finds a win the full search runs
     out of room for (deal 28321 with 3 cells: the complete search finds no win in 50 million
@@ -150,13 +148,13 @@ def decide(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve = so
     runs the searches alone and gets a :data:`NARROWER_SHARE` of the room: with all of it, a
     deal whose proof ran out of room would run the same proof out of room again.
 
-    Unless the verdict is ``known``, the narrower searches come between the full rules'
-    searches and their layered proof, which keeps no paths: on a winnable deal it can only
-    end ``unknown``, and only near the end (deal 9608 with one cell: hours, where single
-    cards win in 275,359 positions).  ``limits.timeout`` covers every attempt together.
-    The result counts the positions and time of every attempt.
+    The narrower searches come between the full rules' searches and their layered proof,
+    which keeps no paths: on a winnable deal it can only end ``unknown``, and only near the
+    end (deal 9608 with one cell: hours, where single cards win in 275,359 positions).
+    ``limits.timeout`` covers every attempt together.  The result counts the positions and
+    time of every attempt.
     """
-    attempts = [known or solve(deal, rules, limits, phases=(SEARCH,))]
+    attempts = [solve(deal, rules, limits, phases=(SEARCH,))]
     result = attempts[0]
     if result.status == UNKNOWN:
         for narrower in narrower_rules(rules):
@@ -165,7 +163,7 @@ def decide(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve = so
                 result = attempt
                 break
         else:
-            if known is None and result.limit == STATES_LIMIT:
+            if result.limit == STATES_LIMIT:
                 result = _attempt(solve, deal, rules, limits, attempts, 1, (PROOF,))
     return dataclasses.replace(result, states=sum(a.states for a in attempts),
                                elapsed_s=sum(a.elapsed_s for a in attempts))

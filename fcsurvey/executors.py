@@ -38,7 +38,7 @@ from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tupl
 
 from multiprocessing_logging import MultiProcessingHandler
 
-from .difficulty import difficulty_columns, min_cells
+from .difficulty import decide, difficulty_columns, min_cells
 from .rules import Rules
 from .solver import CHECKPOINT_EVERY_S, SOLVED, Limits, Result
 
@@ -147,8 +147,11 @@ def solve_chunk(task: ChunkTask) -> List[Row]:
             if deal == crash_deal:
                 os.kill(os.getpid(), signal.SIGKILL)
             try:
-                result = solve(deal, task.rules, task.limits)
-                found = min_cells(deal, task.rules, task.limits, solve, result) if task.difficulty else None
+                if task.difficulty:  # the deal's own verdict as each count's: see decide()
+                    result = decide(deal, task.rules, task.limits, solve)
+                    found = min_cells(deal, task.rules, task.limits, solve, result)
+                else:
+                    result, found = solve(deal, task.rules, task.limits), None
                 extra = difficulty_columns(found) if found else {}
             except Exception as exc:  # one deal's bug must not cost its chunk
                 log.exception("deal %d: the solver raised", deal)

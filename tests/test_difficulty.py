@@ -13,6 +13,7 @@ from fcsurvey.cli import main
 from fcsurvey.deals import deal as make_deal
 from fcsurvey.difficulty import EFFORT_DIGITS, decide, fewest_cells_allowed, min_cells, narrower_rules, score
 from fcsurvey.engine import validate
+from fcsurvey.executors import ChunkTask, solve_chunk
 from fcsurvey.rules import MAX_CELLS, PRESETS, preset
 from fcsurvey.solver import PHASES, PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result, solve
 from fcsurvey.store import MANIFEST, StoreError
@@ -122,6 +123,23 @@ def test_a_winnable_deal_is_won_under_narrower_rules_before_any_layered_proof():
                      ("single", 300_000, (SEARCH,), SOLVED, 275_359)]
     assert result.status == SOLVED and validate(make_deal(9608, one), one, result.solution).ok
     assert result.states == 2_437_781 + 275_359
+
+
+def full_rules_find_no_win(deal, rules, limits, phases=PHASES):
+    """The real solver, except that where sequence moves are allowed its searches find no
+    win and its proof gives up, as they do for 9608 with one cell."""
+    if rules.sequence == "single":
+        return solve(deal, rules, limits, phases=phases)
+    return Result(UNKNOWN, None, 0, 0, 1_000, 1_000, 0.01, "states")
+
+
+def test_a_difficulty_survey_takes_a_narrower_win_as_the_deals_own_verdict():
+    task = ChunkTask(((1, 1),), FREECELL, Limits(max_states=80_000), True,
+                     "test_difficulty:full_rules_find_no_win", difficulty=True)
+    [row] = solve_chunk(task)
+    assert row["status"] == SOLVED and validate(make_deal(1, FREECELL), FREECELL, row["solution"]).ok
+    single = solve(1, FREECELL.replace(sequence="single"), Limits(max_states=10_000), phases=(SEARCH,))
+    assert (row["moves"], row["states"]) == (single.moves, 1_000 + single.states)
 
 
 def test_time_left_by_the_searches_is_all_the_proof_gets():
