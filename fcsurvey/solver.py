@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,9 +47,7 @@ MAX_DEALT_COLUMN = 19
 #: where the proof would start, and the proof alone starts there.
 SEARCH, PROOF = "search", "proof"
 PHASES = (SEARCH, PROOF)
-#: The C core's phase mask for each way of naming some phases (looked up, as it is per solve).
-_PHASE_MASKS = {named: sum({SEARCH: _fccore.PHASE_SEARCH, PROOF: _fccore.PHASE_PROOF}[p] for p in set(named))
-                for n in (1, 2) for named in itertools.product(PHASES, repeat=n)}
+_PHASE_BITS = {SEARCH: _fccore.PHASE_SEARCH, PROOF: _fccore.PHASE_PROOF}
 #: The limits a solve names when it ends ``unknown`` for lack of room or time; the first is
 #: the one that hands the searches over to the proof.
 STATES_LIMIT, TIME_LIMIT = "states", "time"
@@ -147,14 +144,15 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     cells) saves its progress there every ``checkpoint_every`` seconds, in a file named
     by :func:`checkpoint_tag`, so that if this process dies, a later solve of the same
     position under the same rules and build goes on from it (``resumed``) and reaches the
-    same verdict with the same counts.  The file goes when the solve returns.  A directory
+    same verdict with the same counts.  The file goes when the proof returns.  A directory
     that cannot be made only means no checkpoints.
 
-    ``phases`` (see :data:`PHASES`) runs only some of the solve.  The searches alone, given
-    a checkpoint a proof left, end at once where that proof would go on.
+    ``phases`` (see :data:`PHASES`) runs only some of the solve.  Run apart, the two give
+    the counts of one whole solve between them, resumed or not: the proof alone resumes
+    from a checkpoint, and the searches alone always run (a resumed whole solve skips
+    them, as the checkpoint holds their counts).
     """
-    mask = _PHASE_MASKS.get(tuple(phases))
-    if mask is None:
+    if isinstance(phases, str) or not phases or not set(phases) <= set(PHASES):
         raise SolverError(f"phases must be some of {', '.join(PHASES)}, got {phases!r}")
     longest = max(map(len, position.columns), default=0)
     if longest > MAX_DEALT_COLUMN:
@@ -169,7 +167,7 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
             pass
     result = Result(**_fccore.solve(core_rules(rules), position.columns, position.cells,
                                     position.foundations, limits.max_states, limits.timeout or 0.0,
-                                    mask, *saving))
+                                    sum(_PHASE_BITS[p] for p in set(phases)), *saving))
     if replay and result.status == SOLVED:
         check = validate(position, rules, result.solution)
         if not check.ok:

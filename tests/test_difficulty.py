@@ -30,10 +30,11 @@ class Scripted:
     """A solver giving a fixed verdict per cell count, recording what it was asked."""
 
     def __init__(self, verdicts):
-        self.verdicts, self.asked, self.proofs = verdicts, [], []
+        self.verdicts, self.asked, self.proofs, self.timeouts = verdicts, [], [], []
 
     def __call__(self, deal, rules, limits, phases=PHASES):
         self.asked.append(rules.cells)
+        self.timeouts.append(limits.timeout)
         if PROOF in phases:
             self.proofs.append(rules.cells)
         status = self.verdicts[rules.cells]
@@ -142,17 +143,30 @@ def test_a_difficulty_survey_takes_a_narrower_win_as_the_deals_own_verdict():
     assert (row["moves"], row["states"]) == (single.moves, 1_000 + single.states)
 
 
-def test_time_left_by_the_searches_is_all_the_proof_gets():
-    solver = Scripted(verdicts(solved_from=3, **{"2": UNKNOWN}))  # each attempt 0.02 s
+def test_each_attempt_gets_the_time_the_ones_before_it_left():
+    solver = Scripted(verdicts(solved_from=3, **{"2": UNKNOWN}))  # each attempt takes 0.02 s
+    decide(7, preset("freecell", cells=2), Limits(timeout=0.07), solver)
+    assert solver.asked == [2, 2, 2, 2] and solver.proofs == [2]
+    assert solver.timeouts == pytest.approx([0.07, 0.05, 0.03, 0.01])
+    solver = Scripted(verdicts(solved_from=3, **{"2": UNKNOWN}))
     result = decide(7, preset("freecell", cells=2), Limits(timeout=0.05), solver)
     assert solver.asked == [2, 2, 2] and solver.proofs == []  # 0.06 s gone: no proof
     assert (result.status, result.limit, result.states) == (UNKNOWN, "time", 3 * 300)
 
 
 def test_a_narrower_win_that_does_not_replay_is_not_believed():
-    solver = Scripted(verdicts(solved_from=3, **{"2": UNKNOWN}))  # its solutions are one token
-    result = decide(7, preset("freecell", cells=2), solve=solver)
+    asked = []
+
+    def solver(deal, rules, limits, phases=PHASES):
+        asked.append(phases)
+        if rules != two:  # a narrower game "won" with one token
+            return Result(SOLVED, "1h", 1, 1, 100, 100, 0.01)
+        return Result(UNKNOWN, None, 0, 0, 100, 100, 0.01, "states")
+
+    two = preset("freecell", cells=2)
+    result = decide(7, two, solve=solver)
     assert (result.status, result.limit) == (UNKNOWN, "states")
+    assert asked == [(SEARCH,), (SEARCH,), (SEARCH,), (PROOF,)]  # both refused, then the proof
 
 
 def test_no_win_with_any_count():

@@ -19,8 +19,8 @@ from fcsurvey.deals import deal
 from fcsurvey.engine import CELL, COLUMN, Position, legal_moves, validate
 from fcsurvey.notation import format_board
 from fcsurvey.rules import PRESETS, preset
-from fcsurvey.solver import (PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError, checkpoint_path, core_rules,
-                             solve, solve_board, solve_position)
+from fcsurvey.solver import (PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError, checkpoint_path,
+                             core_rules, solve, solve_board, solve_position)
 
 UNSOLVABLE_4_CELLS = [11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948]
 UNSOLVABLE_3_CELLS_TO_1000 = [169, 178, 285, 454, 575, 598, 617, 657, 775, 829, 988]
@@ -168,6 +168,9 @@ def test_the_searches_and_the_proof_run_apart_as_they_run_together():
     assert whole.expanded == searched.expanded + proved.expanded
     with pytest.raises(SolverError, match="phases must be some of search, proof"):
         solve(27, one, room, phases=("search", "prove"))
+    start = Position.from_deal(deal(27, one))
+    with pytest.raises(ValueError, match="phases must be a non-zero mask"):
+        _fccore.solve(core_rules(one), start.columns, start.cells, start.foundations, 10_000, 0.0, 4)
 
 
 def test_a_layer_bigger_than_the_room_is_worked_through_in_slices(tmp_path, monkeypatch):
@@ -190,6 +193,21 @@ def test_a_layer_bigger_than_the_room_is_worked_through_in_slices(tmp_path, monk
 CHECKPOINTED = (1706, 1, 50_000)
 
 
+def kill_mid_proof(number, cells, room, saved, phases=("search", "proof")):
+    """Solve in another process, saving checkpoints at ``saved``, and kill it well into the
+    layered proof."""
+    code = (f"from fcsurvey.solver import solve, Limits; from fcsurvey.rules import preset; "
+            f"solve({number}, preset('freecell', cells={cells}), Limits(max_states={room}), "
+            f"checkpoints={str(saved.parent)!r}, checkpoint_every=0.05, phases={phases!r})")
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    deadline = time.monotonic() + 60
+    while not (saved.exists() and saved.stat().st_size > 1_000_000):
+        assert proc.poll() is None and time.monotonic() < deadline, "no checkpoint while it ran"
+        time.sleep(0.005)
+    proc.kill()
+    proc.wait()
+
+
 @pytest.mark.parametrize("room, counted", [
     (CHECKPOINTED[2], (2_453_622, 2_422_537)),
     # Room for 40,000: groups come back in slices, and checkpoints fall between their parts.
@@ -200,22 +218,29 @@ def test_a_killed_proof_goes_on_from_its_checkpoint(tmp_path, monkeypatch, room,
     rules, limits = preset("freecell", cells=cells), Limits(max_states=room)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     saved = checkpoint_path(tmp_path / "proofs", Position.from_deal(deal(number, rules)), rules)
-    code = (f"from fcsurvey.solver import solve, Limits; from fcsurvey.rules import preset; "
-            f"solve({number}, preset('freecell', cells={cells}), Limits(max_states={room}), "
-            f"checkpoints={str(saved.parent)!r}, checkpoint_every=0.05)")
-    proc = subprocess.Popen([sys.executable, "-c", code])
-    deadline = time.monotonic() + 60
-    while not (saved.exists() and saved.stat().st_size > 1_000_000):  # well into the proof
-        assert proc.poll() is None and time.monotonic() < deadline, "no checkpoint while it ran"
-        time.sleep(0.005)
-    proc.kill()
-    proc.wait()
+    kill_mid_proof(number, cells, room, saved)
     resumed = solve(number, rules, limits, checkpoints=saved.parent)
     fresh = solve(number, rules, limits)
     assert (resumed.status, resumed.resumed, fresh.resumed) == (UNSOLVABLE, True, False)
     # The same positions, counted the same: nothing lost, nothing visited twice.
     assert (resumed.states, resumed.expanded) == (fresh.states, fresh.expanded) == counted
     assert list(saved.parent.iterdir()) == []  # a verdict takes its checkpoint (and any .tmp) away
+
+
+def test_a_killed_proof_run_apart_goes_on_with_the_same_counts(tmp_path, monkeypatch):
+    # As difficulty.decide runs them: the searches alone, then the proof alone.  Resuming,
+    # the searches run again and the proof goes on, so the two add up as in one go.
+    number, cells, room = CHECKPOINTED
+    rules, limits = preset("freecell", cells=cells), Limits(max_states=room)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    saved = checkpoint_path(tmp_path / "proofs", Position.from_deal(deal(number, rules)), rules)
+    kill_mid_proof(number, cells, room, saved, phases=(PROOF,))
+    searched = solve(number, rules, limits, checkpoints=saved.parent, phases=(SEARCH,))
+    proved = solve(number, rules, limits, checkpoints=saved.parent, phases=(PROOF,))
+    whole = solve(number, rules, limits)
+    assert (searched.status, searched.resumed, proved.status, proved.resumed) == (UNKNOWN, False, UNSOLVABLE, True)
+    assert (searched.states + proved.states, searched.expanded + proved.expanded) == (whole.states, whole.expanded)
+    assert list(saved.parent.iterdir()) == []
 
 
 def test_a_checkpoint_that_is_not_whole_is_not_taken(tmp_path):

@@ -142,6 +142,10 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
         !parse_position(&r, columns, cells, found, MAX_DEALT_LEN, &start))
         return NULL;
     memset(&lim, 0, sizeof(lim));
+    if (!phases || (phases & ~(unsigned)FCS_PHASES_ALL)) {
+        PyErr_Format(PyExc_ValueError, "phases must be a non-zero mask of PHASE_SEARCH and PHASE_PROOF");
+        return NULL;
+    }
     if (checkpoint && (!tag || tag_len != FCS_CHECKPOINT_TAG)) {
         PyErr_Format(PyExc_ValueError, "a checkpoint needs a tag of %d bytes", FCS_CHECKPOINT_TAG);
         return NULL;

@@ -2616,9 +2616,10 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
         finish_solved(&s, NO_PARENT, NULL, res);
         goto done;
     }
-    if (!r->foundation_return && checkpoint_matches(&s)) {
-        /* A proof under way: the searches before it ended undecided last time. */
-        res->resumed = (phases & FCS_PHASE_PROOF) != 0;
+    if (!r->foundation_return && (phases & FCS_PHASE_PROOF) && checkpoint_matches(&s)) {
+        /* A proof under way: the searches before it ended undecided last
+           time.  (The searches alone run again, so that they are counted.) */
+        res->resumed = 1;
         s.limit = FCS_LIMIT_STATES;
         goto proof;
     }

@@ -23,7 +23,8 @@ typedef struct {
        solve given the same file and tag resumes from it.  The tag names the
        build, rules and start (the caller's business); a file with another
        tag is ignored and overwritten.  The file goes when the proof returns,
-       whatever its outcome, so only a process that dies leaves one. */
+       whatever its outcome, so only a process that dies leaves one (or a
+       caller that, resuming, runs the searches and then not the proof). */
     const char *checkpoint;
     uint8_t checkpoint_tag[FCS_CHECKPOINT_TAG];
     double checkpoint_every_s;
