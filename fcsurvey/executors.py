@@ -20,6 +20,7 @@ when a :class:`DaskExecutor` is made, so the package works without the ``dask`` 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import logging
@@ -34,7 +35,7 @@ from collections import Counter
 from dataclasses import dataclass
 from logging.handlers import QueueHandler
 from pathlib import Path
-from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from multiprocessing_logging import MultiProcessingHandler
 
@@ -53,6 +54,11 @@ SHUTDOWN_GRACE_S = 2.0
 DASK_HINT = "running on Dask needs the dask extra: pip install 'fcsurvey[dask]'"
 SCHEDULER_CONNECT_TIMEOUT_S = 10  # a wrong --scheduler address fails this soon
 LOCAL_HOST = "127.0.0.1"          # a local Dask cluster listens on loopback only
+#: Local workers start with glibc's malloc backing its heap with transparent huge pages,
+#: a tunable read only when a process starts (other C libraries ignore it).  A long
+#: layered proof holds gigabytes of small hash buckets, and with 2 MiB pages its lookups
+#: miss the TLB far less: about 10% more positions a second on deal 982 with 2 cells.
+TUNABLES_ENV, HUGE_PAGES_TUNABLE = "GLIBC_TUNABLES", "glibc.malloc.hugetlb"
 
 log = logging.getLogger(__name__)
 
@@ -294,6 +300,24 @@ def _death_reason(process: Any) -> str:
     return f"worker process exited with status {code}"
 
 
+@contextlib.contextmanager
+def _huge_pages_for_new_processes() -> Iterator[None]:
+    """Processes started within have HUGE_PAGES_TUNABLE on, unless the tunables this
+    process has set it already."""
+    before = os.environ.get(TUNABLES_ENV)
+    if before and HUGE_PAGES_TUNABLE in before:
+        yield
+        return
+    os.environ[TUNABLES_ENV] = f"{before}:{HUGE_PAGES_TUNABLE}=1" if before else f"{HUGE_PAGES_TUNABLE}=1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[TUNABLES_ENV]
+        else:
+            os.environ[TUNABLES_ENV] = before
+
+
 class LocalPool(Executor):
     """Up to ``workers`` spawned processes on this machine, each running one task at a time.
 
@@ -316,7 +340,8 @@ class LocalPool(Executor):
         parent_end, child_end = SPAWN.Pipe()
         process = SPAWN.Process(target=_worker_main, args=(child_end, self.fn, self._log_targets),
                                 name=f"worker-{self._started}", daemon=True)
-        process.start()
+        with _huge_pages_for_new_processes():
+            process.start()
         child_end.close()
         worker = _Worker(process, parent_end)
         self._workers.append(worker)

@@ -6,11 +6,13 @@ of spawned workers too) stands in only for verdicts small deals do not give.
 
 from __future__ import annotations
 
+import os
+
 import pyarrow.compute as pc
 import pytest
 
 from fcsurvey import store
-from fcsurvey.executors import CRASH_DEAL_ENV
+from fcsurvey.executors import CRASH_DEAL_ENV, LocalPool
 from fcsurvey.rules import PRESETS, preset
 from fcsurvey.solver import Limits
 from fcsurvey.store import DealSet, StoreError
@@ -195,3 +197,19 @@ def test_summary_counts_lists_and_gaps(tmp_path):
     assert "(and 54 more)" in text
     assert "6 missing: 40-45" in text
     assert "10,007 solved, 1 unsolvable, 104 unknown" in text
+
+
+@pytest.mark.parametrize("given, seen", [
+    (None, "glibc.malloc.hugetlb=1"),
+    ("glibc.malloc.arena_max=2", "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"),
+    ("glibc.malloc.hugetlb=0", "glibc.malloc.hugetlb=0"),  # set by the user: it stands
+])
+def test_local_workers_start_with_huge_pages_for_malloc(monkeypatch, given, seen):
+    if given is None:
+        monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    else:
+        monkeypatch.setenv("GLIBC_TUNABLES", given)
+    with LocalPool(1, os.getenv) as pool:
+        pool.submit("key", "GLIBC_TUNABLES")
+        assert pool.wait(None) == [("key", seen)]
+    assert os.environ.get("GLIBC_TUNABLES") == given  # this process keeps what it had
