@@ -126,6 +126,15 @@ def test_a_killed_worker_is_retried_by_dask(distributed, tmp_path, monkeypatch, 
     assert data(tmp_path / "dask").equals(data(tmp_path / "local"))
 
 
+def test_a_local_dask_clusters_workers_start_with_huge_pages_for_malloc(distributed, monkeypatch):
+    from fcsurvey.executors import DaskExecutor
+
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    with DaskExecutor(workers=1) as pool:
+        assert pool.client.submit(os.getenv, "GLIBC_TUNABLES").result() == "glibc.malloc.hugetlb=1"
+    assert "GLIBC_TUNABLES" not in os.environ
+
+
 def test_a_deal_that_kills_workers_ends_as_error(distributed, tmp_path):
     out = tmp_path / "out"
     env = {**fake_env(), CRASH_DEAL_ENV: "57",
