@@ -98,7 +98,7 @@ def min_cells(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve =
 
     def verdict(cells: int) -> Result:
         if cells not in verdicts:
-            verdicts[cells] = (known if known and cells == rules.cells
+            verdicts[cells] = (known if known is not None and cells == rules.cells
                                else decide(deal, rules.replace(cells=cells), limits, solve))
         return verdicts[cells]
 
@@ -176,9 +176,7 @@ def _attempt(solve: Solve, deal: int, rules: Rules, limits: Limits, attempts: Li
              share: int, phases: Tuple[str, ...]) -> Result:
     """One more solve for :func:`decide`, with a ``share`` of the room and the time the
     attempts so far have left (none left: ``unknown`` at the time limit), added to them."""
-    timeout = limits.timeout
-    if timeout is not None:
-        timeout -= sum(a.elapsed_s for a in attempts)
+    timeout = None if limits.timeout is None else limits.timeout - sum(a.elapsed_s for a in attempts)
     if timeout is not None and timeout <= 0:
         attempt = Result(UNKNOWN, None, 0, 0, 0, 0, 0.0, TIME_LIMIT)
     else:

@@ -154,7 +154,7 @@ def solve_chunk(task: ChunkTask) -> List[Row]:
             if deal == crash_deal:
                 os.kill(os.getpid(), signal.SIGKILL)
             try:
-                if task.difficulty:  # the deal's verdict found as every count's is (decide)
+                if task.difficulty:  # its verdict found as min_cells finds each count's
                     result = decide(deal, task.rules, task.limits, solve)
                     found = min_cells(deal, task.rules, task.limits, solve, result)
                 else:
