@@ -517,17 +517,32 @@ static int grow_table(solver *s)
     return 1;
 }
 
-/* Find `key`; if absent insert it.  Returns the index, sets *is_new; returns
-   NO_PARENT when a limit stops the insertion (s->limit says which). */
-static uint32_t find_or_add(solver *s, const uint64_t *key, int *is_new)
+static inline int same_words(const uint64_t *a, const uint64_t *b, int n)
 {
-    uint64_t h = hash_key(key, s->key_words), slot = h & s->mask, fp = h >> 32, e;
+    int i;
+    for (i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+
+/* The stored key a table entry points to. */
+static inline const uint64_t *entry_key(const solver *s, uint64_t e)
+{
+    return &s->keys[((e & 0xFFFFFFFFu) - 1) * (uint64_t)s->key_words];
+}
+
+/* Find `key`, whose hash_key() is h; if absent insert it.  Returns the
+   index, sets *is_new; returns NO_PARENT when a limit stops the insertion
+   (s->limit says which). */
+static uint32_t find_or_add_hashed(solver *s, const uint64_t *key, uint64_t h, int *is_new)
+{
+    uint64_t slot = h & s->mask, fp = h >> 32, e;
     size_t bytes = (size_t)s->key_words * 8;
     while ((e = s->table[slot]) != 0) {
-        uint32_t idx = (uint32_t)(e & 0xFFFFFFFFu) - 1;
-        if ((e >> 32) == fp && memcmp(&s->keys[(uint64_t)idx * s->key_words], key, bytes) == 0) {
+        if ((e >> 32) == fp && same_words(entry_key(s, e), key, s->key_words)) {
             *is_new = 0;
-            return idx;
+            return (uint32_t)(e & 0xFFFFFFFFu) - 1;
         }
         slot = (slot + 1) & s->mask;
     }
@@ -548,6 +563,11 @@ static uint32_t find_or_add(solver *s, const uint64_t *key, int *is_new)
         return NO_PARENT;
     }
     return s->n - 1;
+}
+
+static uint32_t find_or_add(solver *s, const uint64_t *key, int *is_new)
+{
+    return find_or_add_hashed(s, key, hash_key(key, s->key_words), is_new);
 }
 
 /* ---- open list -------------------------------------------------------- */
@@ -1352,54 +1372,104 @@ static int full_search_start(solver *s, const fcs_pos *root)
 
 /* Work the open list full_search_start() began; PHASE_PAUSED once
    `pause_at` positions are stored (0: never), to be called again later. */
+/* A child keyed and hashed ahead of its lookup. */
+typedef struct {
+    uint64_t key[KEY_WORDS_MAX + 1];
+    uint64_t hash;
+    int move; /* its move's index */
+} keyed_child;
+
+/* Look up (and add) the children of cur (p, its columns coded in `codes`),
+   whose moves are `moves`, up to `n` of them, keyed in `kids`.  First fetch
+   their table slots, then the keys the slots point to whose fingerprint
+   matches, so that the reads overlap instead of each lookup waiting for
+   memory in turn: most children are met before, and each such lookup reads
+   a key from anywhere in the store.  A new child is built again for its
+   score.  0 when a limit stopped it. */
+static int add_children(solver *s, uint32_t cur, const fcs_pos *p, const column_code *codes,
+                        const fcs_move *moves, const keyed_child *kids, int n)
+{
+    fcs_pos child;
+    column_code child_codes[FCS_MAX_COLS];
+    int k, is_new;
+    for (k = 0; k < n; k++)
+        __builtin_prefetch(&s->table[kids[k].hash & s->mask]);
+    for (k = 0; k < n; k++) {
+        uint64_t e = s->table[kids[k].hash & s->mask];
+        if (e && (e >> 32) == (kids[k].hash >> 32))
+            __builtin_prefetch(entry_key(s, e));
+    }
+    for (k = 0; k < n; k++) {
+        const fcs_move *m = &moves[kids[k].move];
+        uint32_t c = find_or_add_hashed(s, kids[k].key, kids[k].hash, &is_new);
+        if (c == NO_PARENT)
+            return 0;
+        if (is_new) {
+            coded_child(s, HOME_SAFE, p, codes, m, &child, child_codes);
+            record(s, c, cur, p, m);
+            if (!open_push(s, heuristic(s, &child) + (uint32_t)(s->w->depth * s->depth[c]), c, NO_MOVE))
+                return 0;
+        } else if (s->depth[cur] + 1 < s->depth[c]) {
+            /* A shorter way to a known position: keep it for the path.
+               Depths only fall and a parent is always shallower than its
+               child, so parent links can never form a cycle. */
+            record(s, c, cur, p, m);
+        }
+    }
+    return 1;
+}
+
 static int full_search(solver *s, double deadline, uint32_t pause_at, fcs_result *res)
 {
     const fcs_rules *r = s->r;
     fcs_move moves[FCS_MAX_MOVES];
-    uint64_t key[KEY_WORDS_MAX + 1];
     fcs_pos p, child;
     column_code codes[FCS_MAX_COLS], child_codes[FCS_MAX_COLS];
-    int i, n, is_new;
+    keyed_child *kids = malloc(sizeof(keyed_child) * FCS_MAX_MOVES);
+    int i, n, n_kids, outcome = PHASE_DONE;
 
+    if (!kids) {
+        s->limit = FCS_LIMIT_MEMORY;
+        return PHASE_DONE;
+    }
     while (s->open_n) {
         uint32_t cur;
-        if (pause_at && s->n >= pause_at)
-            return PHASE_PAUSED;
+        if (pause_at && s->n >= pause_at) {
+            outcome = PHASE_PAUSED;
+            goto out;
+        }
         cur = open_pop(s).state;
         if (deadline && (s->expanded % TIME_CHECK_EVERY) == 0 && now_s() > deadline) {
             s->limit = FCS_LIMIT_TIME;
-            return PHASE_DONE;
+            goto out;
         }
         s->expanded++;
         decode(s, &s->keys[(uint64_t)cur * s->key_words], &p, codes);
         n = fcs_legal_moves(r, &p, 0, moves);
-        for (i = 0; i < n; i++) {
-            uint32_t c;
+        for (i = n_kids = 0; i < n; i++) {
+            keyed_child *k;
             if (!coded_child(s, HOME_SAFE, &p, codes, &moves[i], &child, child_codes))
                 continue;
-            if (fcs_is_won(&child)) {
-                fcs_packed_move last = fcs_pack(&p, &moves[i]);
-                finish_solved(s, cur, &last, res);
-                return PHASE_DONE;
-            }
-            encode_coded(s, &child, child_codes, key, NULL, NULL);
-            c = find_or_add(s, key, &is_new);
-            if (c == NO_PARENT)
-                return PHASE_DONE;
-            if (is_new) {
-                record(s, c, cur, &p, &moves[i]);
-                if (!open_push(s, heuristic(s, &child) + (uint32_t)(s->w->depth * s->depth[c]), c, NO_MOVE))
-                    return PHASE_DONE;
-            } else if (s->depth[cur] + 1 < s->depth[c]) {
-                /* A shorter way to a known position: keep it for the path.
-                   Depths only fall and a parent is always shallower than its
-                   child, so parent links can never form a cycle. */
-                record(s, c, cur, &p, &moves[i]);
-            }
+            if (fcs_is_won(&child))
+                break;
+            k = &kids[n_kids++];
+            encode_coded(s, &child, child_codes, k->key, NULL, NULL);
+            k->hash = hash_key(k->key, s->key_words);
+            k->move = i;
+        }
+        /* The children before a won one are added first, as they come before it. */
+        if (!add_children(s, cur, &p, codes, moves, kids, n_kids))
+            goto out;
+        if (i < n) {
+            fcs_packed_move last = fcs_pack(&p, &moves[i]);
+            finish_solved(s, cur, &last, res);
+            goto out;
         }
     }
     res->status = FCS_UNSOLVABLE;
-    return PHASE_DONE;
+out:
+    free(kids);
+    return outcome;
 }
 
 /* When the complete search has stored INTERLUDE_AFTER positions without a
