@@ -1370,8 +1370,6 @@ static int full_search_start(solver *s, const fcs_pos *root)
     return open_push(s, 0, idx, NO_MOVE);
 }
 
-/* Work the open list full_search_start() began; PHASE_PAUSED once
-   `pause_at` positions are stored (0: never), to be called again later. */
 /* A child keyed and hashed ahead of its lookup. */
 typedef struct {
     uint64_t key[KEY_WORDS_MAX + 1];
@@ -1419,6 +1417,8 @@ static int add_children(solver *s, uint32_t cur, const fcs_pos *p, const column_
     return 1;
 }
 
+/* Work the open list full_search_start() began; PHASE_PAUSED once
+   `pause_at` positions are stored (0: never), to be called again later. */
 static int full_search(solver *s, double deadline, uint32_t pause_at, fcs_result *res)
 {
     const fcs_rules *r = s->r;
