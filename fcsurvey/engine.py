@@ -482,7 +482,8 @@ _Entry = tuple[int, int, int, int]
 
 @lru_cache(maxsize=64)
 def _fast_tables(rules: Rules, columns: int, cells: int
-                 ) -> tuple[dict[str, _Entry], tuple[frozenset[int], ...], frozenset[int]]:
+                 ) -> tuple[dict[str, _Entry], tuple[frozenset[int], ...], frozenset[int],
+                            tuple[tuple[int, ...], ...]]:
     """What :func:`_fast_replay` looks up for these rules and a game of this size:
 
     * every token that can be legal, in each mix of upper and lower case,
@@ -491,7 +492,9 @@ def _fast_tables(rules: Rules, columns: int, cells: int
       it; returns only with foundation return, and only the places
       the game has (the readable path rejects the rest);
     * for each card, the cards that :func:`can_build` puts on it;
-    * the cards that :func:`fills_empty_column` lets start an empty column.
+    * the cards that :func:`fills_empty_column` lets start an empty column;
+    * :meth:`Rules.sequence_capacity` by empty cells and empty columns, looked
+      up rather than called for each sequence move.
     """
     from .notation import CELL_CHARS, COLUMN_CHARS, COUNT_MARK, HOME_CHAR  # notation builds on this module
 
@@ -519,7 +522,9 @@ def _fast_tables(rules: Rules, columns: int, cells: int
     builds_on = tuple(frozenset(top for top in range(DECK_SIZE) if can_build(below, top, rules))
                       for below in range(DECK_SIZE))
     fills = frozenset(card for card in range(DECK_SIZE) if fills_empty_column(card, rules))
-    return tokens, builds_on, fills
+    capacity = tuple(tuple(rules.sequence_capacity(free, empty) for empty in range(columns))
+                     for free in range(cells + 1))
+    return tokens, builds_on, fills, capacity
 
 
 def _rare_entry(token: str, tokens: dict[str, _Entry]) -> Optional[_Entry]:
@@ -567,7 +572,7 @@ def _fast_replay(pos: Position, rules: Rules, tokens: list[str]) -> Optional[Pos
     """
     if not (set(map(type, tokens)) <= {str} and _is_plain(pos)):
         return None
-    table, builds_on, fills = _fast_tables(rules, len(pos.columns), len(pos.cells))
+    table, builds_on, fills, capacity = _fast_tables(rules, len(pos.columns), len(pos.cells))
     ranks, suits = _RANKS, _SUITS
     columns = [list(column) for column in pos.columns]
     cells = list(pos.cells)
@@ -606,8 +611,7 @@ def _fast_replay(pos: Position, rules: Rules, tokens: list[str]) -> Optional[Pos
                 for i in range(len(source) - count, len(source) - 1):
                     if source[i + 1] not in builds_on[source[i]]:
                         return None
-                empty_columns = columns.count([]) - (not target)
-                if count > rules.sequence_capacity(cells.count(None), empty_columns):
+                if count > capacity[cells.count(None)][columns.count([]) - (not target)]:
                     return None
             if count == 1:
                 target.append(source.pop())
