@@ -120,10 +120,10 @@ def test_a_complete_search_out_of_room_leaves_the_greedy_search_a_last_try():
     assert result.states > 1_000_000  # every phase counts
 
 
-@pytest.mark.parametrize("number, cells, states", [(12795, 4, 282_204), (28321, 3, 233_720)])
+@pytest.mark.parametrize("number, cells, states", [(12795, 4, 272_204), (28321, 3, 223_720)])
 def test_a_deep_win_comes_from_the_eager_interlude(number, cells, states):
     # Both quick tries fail, the complete search stores 100,000 positions without a win
-    # (without the interlude it wins 12795 after 926,961 in all, and no win in 50 million
+    # (without the interlude it wins 12795 after 916,961 in all, and no win in 50 million
     # for 28321), and the eager search, in a store of its own, wins.
     rules = preset("freecell", cells=cells)
     result = solve(number, rules)
@@ -183,8 +183,8 @@ def test_a_layer_bigger_than_the_room_is_worked_through_in_slices(tmp_path, monk
     sliced = solve(1706, one, Limits(max_states=10_000))
     roomy = solve(1706, one, Limits(max_states=50_000))
     assert (sliced.status, sliced.limit, roomy.status) == (UNSOLVABLE, None, UNSOLVABLE)
-    # The complete phases store 31,251 and 87,863.
-    assert (sliced.states, roomy.states) == (31_251 + 2_365_759, 87_863 + 2_365_759)
+    # The complete phases store 31,251 and 86,251.
+    assert (sliced.states, roomy.states) == (31_251 + 2_365_759, 86_251 + 2_365_759)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -209,7 +209,7 @@ def kill_mid_proof(number, cells, room, saved, phases=("search", "proof")):
 
 
 @pytest.mark.parametrize("room, counted", [
-    (CHECKPOINTED[2], (2_453_622, 2_422_537)),
+    (CHECKPOINTED[2], (2_452_010, 2_420_924)),
     # Room for 40,000: groups come back in slices, and checkpoints fall between their parts.
     (10_000, (2_397_010, 2_389_326)),
 ])
