@@ -359,8 +359,13 @@ def replay(start: Union[Deal, Position], rules: Rules, solution: Union[str, Sequ
     from .notation import parse_solution  # notation builds on this module
 
     pos = start if isinstance(start, Position) else Position.from_deal(start)
-    tokens = parse_solution(solution) if isinstance(solution, str) else list(solution)
-    final = _fast_replay(pos, rules, tokens)
+    if isinstance(solution, str):
+        tokens = parse_solution(solution)
+        plain = True
+    else:
+        tokens = list(solution)
+        plain = set(map(type, tokens)) <= {str}
+    final = _fast_replay(pos, rules, tokens) if plain else None
     if final is not None:
         return ReplayResult(True, len(tokens), final, final.is_won)
     return _readable_replay(pos, rules, tokens)
@@ -561,16 +566,16 @@ def _is_plain(pos: Position) -> bool:
 
 
 def _fast_replay(pos: Position, rules: Rules, tokens: list[str]) -> Optional[Position]:
-    """The position after ``tokens`` when every one of them is legal (whether or
-    not the game is won), else ``None``.
+    """The position after ``tokens``, each a plain ``str`` (the caller checks),
+    when every one of them is legal (whether or not the game is won), else ``None``.
 
     The rules are those of :func:`token_to_move <fcsurvey.notation.token_to_move>`
     and :func:`apply`, worked on lists in place.  ``None`` also means "not
-    sure": a token that is not a plain ``str`` or that the tables lack, or a
-    position that is not plain.  Either way the readable path replays the
-    solution and says why it fails, so nothing here needs to explain itself.
+    sure": a token the tables lack, or a position that is not plain.  Either
+    way the readable path replays the solution and says why it fails, so
+    nothing here needs to explain itself.
     """
-    if not (set(map(type, tokens)) <= {str} and _is_plain(pos)):
+    if not _is_plain(pos):
         return None
     table, builds_on, fills, capacity = _fast_tables(rules, len(pos.columns), len(pos.cells))
     ranks, suits = _RANKS, _SUITS
