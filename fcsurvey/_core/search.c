@@ -895,19 +895,28 @@ enum { HOME_SAFE, HOME_EAGER };
 
 /* The fast phase's tries, each with the positions it may store: first with
    every playable card going home (fewer positions, shorter solutions), then
-   with safe autoplay only (some deals need a card kept back).  Then the
-   complete phase takes over.  Both keep the open list in its two orders
-   (open_push()).  Measured against one order and tries of 20,000 (the
-   second with the complete phase's weights), in positions stored and
-   time: 4-cell deals 1-8000 -14% and -7%, 8001-16000 -15% and -12%;
-   3 cells, 1-1000: -8%, time unchanged; single-card moves, 4 cells,
-   1-2000: -40% and -39%.  A first try of 5,000 or 20,000 did worse on
-   deals 1-16000. */
+   with safe autoplay only (some deals need a card kept back), then the
+   first again with more room, if it ran out of it (4-cell deal 12795: won
+   after 60,117 more, where the complete phase and its interlude took
+   242,204).  Then the complete phase takes over.  All keep the open list in
+   its two orders (open_push()).  The two orders and the first two tries,
+   measured against one order and tries of 20,000 (the second with the
+   complete phase's weights), in positions stored and time: 4-cell deals
+   1-8000 -14% and -7%, 8001-16000 -15% and -12%; 3 cells, 1-1000: -8%,
+   time unchanged; single-card moves, 4 cells, 1-2000: -40% and -39%.  A
+   first try of 5,000 or 20,000 did worse on deals 1-16000.  The third try
+   on top: 4 cells, 1-32000: -5% and -4%; 3 cells, 1-1000: -18% and -10%;
+   1 cell, 1-40, most of them unsolvable: +4% and +4%; 2 cells, 1-100: +2%,
+   time unchanged; 11982 proved with 133,181 positions instead of 91,643. */
 static const struct {
     int home_mode;
     const weights *w;
     uint32_t budget;
-} QUICK_TRIES[] = {{HOME_EAGER, &FAST_WEIGHTS, 10000}, {HOME_SAFE, &FAST_WEIGHTS, 20000}};
+    int more_room_for; /* the try this one repeats with more room, or -1 */
+} QUICK_TRIES[] = {{HOME_EAGER, &FAST_WEIGHTS, 10000, -1},
+                   {HOME_SAFE, &FAST_WEIGHTS, 20000, -1},
+                   {HOME_EAGER, &FAST_WEIGHTS, 100000, 0}};
+#define QUICK_TRY_COUNT ((int)(sizeof(QUICK_TRIES) / sizeof(QUICK_TRIES[0])))
 
 static inline int goes_home(const fcs_rules *r, const fcs_pos *p, int c, int mode)
 {
@@ -2741,7 +2750,8 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
     fcs_pos root;
     double deadline = lim->timeout_s > 0 ? now_s() + lim->timeout_s : 0;
     unsigned phases = lim->phases ? lim->phases : FCS_PHASES_ALL;
-    int i;
+    uint32_t budget[QUICK_TRY_COUNT];
+    int i, out_of_room[QUICK_TRY_COUNT];
 
     memset(res, 0, sizeof(*res));
     memset(&s, 0, sizeof(s));
@@ -2786,12 +2796,20 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
         s.limit = FCS_LIMIT_MEMORY;
         goto done;
     }
-    for (i = 0; i < (int)(sizeof(QUICK_TRIES) / sizeof(QUICK_TRIES[0])); i++) {
-        uint32_t budget = s.max_states < QUICK_TRIES[i].budget ? s.max_states : QUICK_TRIES[i].budget;
+    for (i = 0; i < QUICK_TRY_COUNT; i++) {
+        int again = QUICK_TRIES[i].more_room_for;
+        budget[i] = s.max_states < QUICK_TRIES[i].budget ? s.max_states : QUICK_TRIES[i].budget;
+        /* A repeat only goes on where the try it repeats ran out of room:
+           one that ran out of positions would only do the same again. */
+        if (again >= 0 && !(out_of_room[again] && budget[i] > budget[again])) {
+            out_of_room[i] = 0;
+            continue;
+        }
         s.home_mode = QUICK_TRIES[i].home_mode;
         s.w = QUICK_TRIES[i].w;
-        if (quick_search(&s, &root, OPEN_ORDERS, budget, deadline, res) == PHASE_DONE)
+        if (quick_search(&s, &root, OPEN_ORDERS, budget[i], deadline, res) == PHASE_DONE)
             goto done;
+        out_of_room[i] = s.n >= budget[i];
         s.stored_before += s.n;
         reset_store(&s);
     }
