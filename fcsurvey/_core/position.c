@@ -146,7 +146,7 @@ int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_onl
     const fcs_rules rules = *r;
     uint8_t top[FCS_MAX_COLS], rank[FCS_MAX_COLS], len[FCS_MAX_COLS], cell[FCS_MAX_CELLS], found[FCS_NUM_SUITS];
     unsigned with_rank[FCS_RANKS + 1] = {0}; /* columns whose top card has this rank */
-    int n = 0, i, j, s, cell0 = -1, col0 = -1, cap_full, cap_empty, empty_cells = 0, empty_columns = 0;
+    int n = 0, i, j, s, cell0 = -1, col0 = -1, cap_full, cap_empty, empty_cells = 0, empty_columns = 0, keep_empty;
 
     for (i = 0; i < cells; i++) {
         cell[i] = p->cell[i];
@@ -171,6 +171,13 @@ int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_onl
     cap_full = single_only ? 1 : capacity(&rules, empty_cells, empty_columns, 0);
     /* only with an empty column */
     cap_empty = single_only || col0 < 0 ? 1 : capacity(&rules, empty_cells, empty_columns, 1);
+    /* The eager try keeps an empty column for a run or a king while a cell
+       is free and runs can move there: another single card takes the cell.
+       Positions stored and time: 4 cells, deals 1-32000, -8% and -11%;
+       3 cells, 1-1000, -14% and -16%; 2 and 1 cells about the same.  With
+       single-card moves, runs go into an empty column one card at a time,
+       and leaving those moves out cost 55%. */
+    keep_empty = skip_built && cell0 >= 0 && cap_empty > 1;
 
     /* To the foundations. */
     for (i = 0; i < cells; i++)
@@ -220,7 +227,7 @@ int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_onl
         if (col0 >= 0) {
             int k;
             most = run < cap_empty ? run : cap_empty;
-            for (k = 1; k <= most; k++)
+            for (k = keep_empty && rank[i] != FCS_RANKS ? 2 : 1; k <= most; k++)
                 if (accepts_empty(&rules, col[len[i] - k]))
                     out[n++] = make_move(AT_COLUMN, i, AT_COLUMN, col0, k);
         }

@@ -93,9 +93,12 @@ int fcs_unpack(const fcs_rules *r, const fcs_pos *p, fcs_packed_move pm, fcs_mov
 int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_move *out);
 /* The same, for a caller that already knows each column's movable run
    (runs[i] = fcs_run_length(r, p, i)).  With skip_built it leaves out, in
-   the same order otherwise, every move that takes a card built on the card
-   below it anywhere but to an empty column: such a move only trades one
-   parent for another, and the eager fast try does without them. */
+   the same order otherwise, what the eager fast try does without: every
+   move that takes a card built on the card below it anywhere but to an
+   empty column (such a move only trades one parent for another), and, while
+   a cell is free and runs can move into an empty column, a single card
+   other than a king from a column into one (the cell holds it as well, and
+   the column stays free for a run or a king). */
 int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_only, int skip_built,
                             const uint8_t *runs, fcs_move *out);
 void fcs_apply(fcs_pos *p, const fcs_move *m);

@@ -617,7 +617,8 @@ static uint32_t find_or_add(solver *s, const uint64_t *key, int *is_new)
    and freed when the other reaches it.  The later greedy tries, which go
    deep where the complete phase goes wide, keep the first order alone: with
    both, they did not win 3-cell deal 28321 with room for a million
-   positions, which they win with one. */
+   positions, which they won with one (measured when the quick tries still
+   left 28321 to them). */
 #define OPEN_DEPTH_ORDER 0
 #define OPEN_GREEDY_ORDER 1
 
@@ -897,7 +898,7 @@ enum { HOME_SAFE, HOME_EAGER };
    every playable card going home (fewer positions, shorter solutions), then
    with safe autoplay only (some deals need a card kept back), then the
    first again with more room, if it ran out of it (4-cell deal 12795: won
-   after 60,117 more, where the complete phase and its interlude took
+   after 48,593 more, where the complete phase and its interlude took
    242,204).  Then the complete phase takes over.  All keep the open list in
    its two orders (open_push()).  The two orders and the first two tries,
    measured against one order and tries of 20,000 (the second with the
@@ -2821,8 +2822,9 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
     if (res->status == FCS_UNKNOWN && s.limit == FCS_LIMIT_STATES) {
         /* The complete phase ran out of room: a proof is out of reach, but
            a win may not be.  The eager greedy search goes deep where the
-           complete one goes wide (3-cell deal 28321: won in 93,719 positions
-           after 50 million did not do it), so it has one more go.  Its open
+           complete one goes wide (3 cells, single-card moves, deal 2448:
+           won in 81,675 positions after a million did not do it), so it has
+           one more go.  Its open
            list grows by about six entries a position, hence an eighth of
            the room, which keeps memory within what the limit allows. */
         s.stored_before += s.n;
