@@ -200,5 +200,5 @@ def test_a_killed_survey_goes_on_with_a_long_proof_where_it_was(tmp_path):
     assert "deal 1706: a proof went on from its checkpoint" in stderr
     row = store.read(out).to_pylist()[0]
     # The count of a proof never interrupted (tests/test_solver.py, CHECKPOINTED).
-    assert (row["deal"], row["status"], row["states"]) == (1706, "unsolvable", 2_462_978)
+    assert (row["deal"], row["status"], row["states"]) == (1706, "unsolvable", 2_451_693)
     assert list(proofs.iterdir()) == []

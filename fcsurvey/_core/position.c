@@ -233,10 +233,22 @@ int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_onl
         }
     }
     /* Column tops to a cell. */
+    /* The eager try does not send a card to a cell that a column can take:
+       the column holds it without spending the cell (positions stored and
+       time: 4 cells, deals 1-32000, -5% and -3%; 3 cells, 1-1000, -18% and
+       -18%; single-card moves, 4 cells, 1-300, +2% and +3%). */
     if (cell0 >= 0)
-        for (i = 0; i < columns; i++)
-            if (top[i] && !(skip_built && runs[i] > 1))
+        for (i = 0; i < columns; i++) {
+            unsigned reach = 0;
+            if (!top[i] || (skip_built && runs[i] > 1))
+                continue;
+            if (skip_built && rank[i] < FCS_RANKS)
+                for (reach = with_rank[rank[i] + 1]; reach; reach &= reach - 1)
+                    if (fcs_can_build(&rules, top[__builtin_ctz(reach)], top[i]))
+                        break;
+            if (!reach)
                 out[n++] = make_move(AT_COLUMN, i, AT_CELL, cell0, 1);
+        }
     /* Back down from the foundations. */
     if (rules.foundation_return) {
         for (s = 0; s < FCS_NUM_SUITS; s++) {

@@ -95,10 +95,11 @@ int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_m
    (runs[i] = fcs_run_length(r, p, i)).  With skip_built it leaves out, in
    the same order otherwise, what the eager fast try does without: every
    move that takes a card built on the card below it anywhere but to an
-   empty column (such a move only trades one parent for another), and, while
-   a cell is free and runs can move into an empty column, a single card
-   other than a king from a column into one (the cell holds it as well, and
-   the column stays free for a run or a king). */
+   empty column (such a move only trades one parent for another); while a
+   cell is free and runs can move into an empty column, a single card other
+   than a king from a column into one (the cell holds it as well, and the
+   column stays free for a run or a king); and a column's top card to a cell
+   when another column can take it. */
 int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_only, int skip_built,
                             const uint8_t *runs, fcs_move *out);
 void fcs_apply(fcs_pos *p, const fcs_move *m);
