@@ -99,7 +99,7 @@ int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_m
    cell is free and runs can move into an empty column, a single card other
    than a king from a column into one (the cell holds it as well, and the
    column stays free for a run or a king); and a column's top card to a cell
-   when another column can take it. */
+   when another column can take it or when it is a king alone in its column. */
 int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_only, int skip_built,
                             const uint8_t *runs, fcs_move *out);
 void fcs_apply(fcs_pos *p, const fcs_move *m);

@@ -898,7 +898,7 @@ enum { HOME_SAFE, HOME_EAGER };
    every playable card going home (fewer positions, shorter solutions), then
    with safe autoplay only (some deals need a card kept back), then the
    first again with more room, if it ran out of it (4-cell deal 12795: won
-   after 36,360 more, where the complete phase and its interlude took
+   after 36,361 more, where the complete phase and its interlude took
    242,204).  Then the complete phase takes over.  All keep the open list in
    its two orders (open_push()).  The two orders and the first two tries,
    measured against one order and tries of 20,000 (the second with the
@@ -2823,7 +2823,7 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
         /* The complete phase ran out of room: a proof is out of reach, but
            a win may not be.  The eager greedy search goes deep where the
            complete one goes wide (3 cells, single-card moves, deal 5260:
-           won in 72,497 positions after a million did not do it), so it has
+           won in 72,334 positions after a million did not do it), so it has
            one more go.  Its open
            list grows by about six entries a position, hence an eighth of
            the room, which keeps memory within what the limit allows. */
