@@ -908,7 +908,8 @@ enum { HOME_SAFE, HOME_EAGER };
    first try of 5,000 or 20,000 did worse on deals 1-16000.  The third try
    on top: 4 cells, 1-32000: -5% and -4%; 3 cells, 1-1000: -18% and -10%;
    1 cell, 1-40, most of them unsolvable: +4% and +4%; 2 cells, 1-100: +2%,
-   time unchanged; 11982 proved with 133,181 positions instead of 91,643. */
+   time unchanged; 11982 proved with 133,181 positions instead of 91,643
+   (120,619 with the eager move set of fcs_legal_moves_by_runs). */
 static const struct {
     int home_mode;
     const weights *w;
@@ -1110,14 +1111,15 @@ static void forget_store(solver *s);
 
 static void release_store(solver *s)
 {
+    int k;
     free(s->keys);
     free(s->parent);
     free(s->move);
     free(s->depth);
     free(s->table);
     free(s->entries);
-    free(s->order[0].bucket);
-    free(s->order[1].bucket);
+    for (k = 0; k < OPEN_ORDERS; k++)
+        free(s->order[k].bucket);
     forget_store(s);
 }
 
