@@ -1,0 +1,71 @@
+"""``fcsurvey solve`` through the real entry point: exit codes and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fcsurvey.deals import deal
+from fcsurvey.engine import Position, validate
+from fcsurvey.notation import format_board
+from fcsurvey.rules import PRESETS
+
+from test_cli_deal import run  # the entry point, run as a user would
+
+
+def board_lines() -> list:
+    """Deal 1 as board text, a line a column after the foundation and cell lines."""
+    return format_board(Position.from_deal(deal(1)), PRESETS["freecell"]).splitlines()
+
+
+def test_solved_exits_0_with_a_solution_that_replays() -> None:
+    result = run("solve", "1", "--json")
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    assert verdict["status"] == "solved"
+    assert validate(deal(1), PRESETS["freecell"], verdict["solution"]).won
+
+
+def test_unsolvable_exits_1() -> None:
+    result = run("solve", "11982")
+    assert result.returncode == 1, result.stderr
+    assert "unsolvable" in result.stdout.splitlines()[0]
+
+
+def test_a_board_file_solves_like_the_deal(tmp_path: Path) -> None:
+    board = tmp_path / "board.txt"
+    board.write_text("\n".join(board_lines()) + "\n")
+    assert run("solve", "--board-file", str(board)).returncode == 0
+
+
+def without_last_card(lines: list) -> list:
+    first = next(i for i, line in enumerate(lines) if line.startswith(":"))
+    return lines[:first] + [" ".join(lines[first].split()[:-1])] + lines[first + 1:]
+
+
+def with_a_card_twice(lines: list) -> list:
+    first, second = [i for i, line in enumerate(lines) if line.startswith(":")][:2]
+    cards = lines[first].split()
+    cards[-1] = lines[second].split()[-1]
+    return lines[:first] + [" ".join(cards)] + lines[first + 1:]
+
+
+@pytest.mark.parametrize("args, board, words", [
+    (["solve", "0"], None, "deal number must be 1 to"),
+    (["solve", "--board-file"], ["garbage here"], "not a card: 'garbage'"),
+    (["solve", "--board-file"], without_last_card(board_lines()), "51 cards on the board"),
+    (["solve", "--board-file"], with_a_card_twice(board_lines()), "appears twice"),
+])
+def test_bad_input_is_one_error_line_and_exit_2(tmp_path: Path, args: list, board, words: str) -> None:
+    if board is not None:
+        path = tmp_path / "board.txt"
+        path.write_text("\n".join(board) + "\n")
+        args = args + [str(path)]
+    result = run(*args)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:") and words in lines[0], result.stderr
