@@ -19,8 +19,9 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 from ._core import _fccore
 from .deals import Deal, deal as make_deal
-from .engine import Position, validate
+from .engine import Position
 from .notation import parse_board
+from .replay import validate
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules
 
 SOLVED, UNSOLVABLE, UNKNOWN = "solved", "unsolvable", "unknown"

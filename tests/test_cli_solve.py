@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from fcsurvey.deals import deal
-from fcsurvey.engine import Position, validate
+from fcsurvey.engine import Position
 from fcsurvey.notation import format_board
+from fcsurvey.replay import validate
 from fcsurvey.rules import PRESETS
 
 from test_cli_deal import run  # the entry point, run as a user would

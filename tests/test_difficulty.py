@@ -12,8 +12,8 @@ from fcsurvey import store
 from fcsurvey.cli import main
 from fcsurvey.deals import deal as make_deal
 from fcsurvey.difficulty import EFFORT_DIGITS, decide, fewest_cells_allowed, min_cells, narrower_rules, score
-from fcsurvey.engine import validate
 from fcsurvey.executors import ChunkTask, solve_chunk
+from fcsurvey.replay import validate
 from fcsurvey.rules import MAX_CELLS, PRESETS, preset
 from fcsurvey.solver import PHASES, PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result, solve
 from fcsurvey.store import MANIFEST, StoreError

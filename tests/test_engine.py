@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from fcsurvey.cards import DECK_SIZE, KING, card_text, make_card, parse_card
 from fcsurvey.deals import MAX_DEAL, deal
 from fcsurvey.engine import (CELL, COLUMN, FOUNDATION, IllegalMove, Location, Move, Position, apply,
-                             autoplay, can_build, is_safe_autoplay, legal_moves, movable_run, replay,
-                             sequence_capacity, validate)
+                             autoplay, can_build, is_safe_autoplay, legal_moves, movable_run, sequence_capacity)
 from fcsurvey.notation import format_solution, move_to_token, parse_solution, token_to_move
+from fcsurvey.replay import replay, validate
 from fcsurvey.rules import PRESETS, Rules
 
 # Winning solutions found with a small best-first search over legal_moves and

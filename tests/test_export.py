@@ -14,9 +14,9 @@ import pytest
 from fcsurvey import store
 from fcsurvey.cli import main
 from fcsurvey.deals import deal as make_deal
-from fcsurvey.engine import validate
 from fcsurvey.known import UNSOLVABLE_3_CELLS
 from fcsurvey.notation import parse_solution
+from fcsurvey.replay import validate
 from fcsurvey.report import MATPLOTLIB_HINT, REPORT_PAGE, ReportError, export, parse_where
 from fcsurvey.rules import PRESETS, Rules
 from fcsurvey.store import Dataset, DealSet

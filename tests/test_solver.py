@@ -17,8 +17,9 @@ from fcsurvey import engine
 from fcsurvey._core import _fccore
 from fcsurvey.cards import KING, parse_card, rank
 from fcsurvey.deals import deal
-from fcsurvey.engine import CELL, COLUMN, Position, legal_moves, validate
+from fcsurvey.engine import CELL, COLUMN, Position, legal_moves
 from fcsurvey.notation import format_board
+from fcsurvey.replay import validate, walk
 from fcsurvey.rules import PRESETS, preset
 from fcsurvey.solver import (PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError, checkpoint_path,
                              core_rules, solve, solve_board, solve_position)
@@ -331,7 +332,7 @@ def test_solving_from_a_position_part_way():
     first = solve(7, rules)
     tokens = first.solution.split()
     middle = Position.from_deal(deal(7, rules))
-    for _, middle in engine.walk(middle, rules, tokens[:20]):
+    for _, middle in walk(middle, rules, tokens[:20]):
         pass
     rest = solve_position(middle, rules)
     check = validate(middle, rules, rest.solution)
