@@ -19,7 +19,7 @@ from fcsurvey.replay import ReplayResult, _fast_replay, _readable_replay, replay
 from fcsurvey.rules import Rules
 from fcsurvey.solver import solve
 
-from test_engine import FREECELL, RULE_SETS, board
+from conftest import FREECELL, RULE_SETS, board
 
 #: Tokens are read in any case.
 SPELLINGS = (str, str.lower, str.upper, str.swapcase)
