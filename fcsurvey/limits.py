@@ -43,9 +43,10 @@ class Limits:
         # bool is an int to Python, but True states is a typo, not a limit.
         if isinstance(self.max_states, bool) or not isinstance(self.max_states, int) or self.max_states < 1:
             raise LimitsError(f"max_states must be a positive integer, got {self.max_states!r}")
-        if self.timeout is not None and (isinstance(self.timeout, bool) or not isinstance(self.timeout, (int, float))
-                                         or not self.timeout > 0):
-            raise LimitsError(f"timeout must be positive seconds, got {self.timeout!r}")
+        timeout = self.timeout
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not timeout > 0):
+            raise LimitsError(f"timeout must be positive seconds, got {timeout!r}")
 
     def to_dict(self) -> Dict[str, Any]:
         return dataclasses.asdict(self)
