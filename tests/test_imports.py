@@ -135,25 +135,28 @@ def test_the_rules_engine_imports_neither_notation_nor_replay():
     assert not engine & {"fcsurvey.notation", "fcsurvey.replay", "fcsurvey._core"}
 
 
-#: Run in a fresh interpreter: import some modules, and say which of the C core got loaded and
-#: through which of the package's modules the first of it was.
+#: Run in a fresh interpreter: import some modules, and say which of the package's modules
+#: and of the heavy ones got loaded, and through which of the package's modules each heavy
+#: one was first asked for.
 PROBE = """
 import json, sys, traceback
 
+HEAVY = ("fcsurvey._core", "pyarrow")
+
 class Spy:
-    via = None
+    via = {{}}
 
     def find_spec(self, name, path=None, target=None):
-        if name.startswith("fcsurvey._core") and Spy.via is None:
+        heavy = next((h for h in HEAVY if name == h or name.startswith(h + ".")), None)
+        if heavy and heavy not in Spy.via:
             names = [frame.f_globals.get("__name__", "") for frame, _ in traceback.walk_stack(None)]
-            Spy.via = [n for n in reversed(names) if n.startswith("fcsurvey")]
+            Spy.via[heavy] = " -> ".join(n for n in reversed(names) if n.startswith("fcsurvey"))
         return None
 
 sys.meta_path.insert(0, Spy())
 import {modules}
-print(json.dumps({{"core": sorted(m for m in sys.modules if m.startswith("fcsurvey._core")),
-                  "loaded": sorted(m for m in sys.modules if m.startswith("fcsurvey")),
-                  "via": Spy.via, "pyarrow": "pyarrow" in sys.modules}}))
+print(json.dumps({{"loaded": sorted(m for m in sys.modules if m.startswith("fcsurvey")),
+                  "heavy": {{h: Spy.via[h] for h in HEAVY if h in sys.modules}}}}))
 """
 
 
@@ -166,12 +169,17 @@ def probe(modules: str) -> dict:
 
 def test_the_store_and_the_known_results_do_not_load_the_c_core():
     loaded = probe("fcsurvey.known, fcsurvey.store")
-    assert loaded["core"] == [], f"fcsurvey._core loaded through {' -> '.join(loaded['via'])}"
+    assert not {"fcsurvey._core", "fcsurvey._core._fccore"} & set(loaded["loaded"]), \
+        f"fcsurvey._core loaded through {loaded['heavy']['fcsurvey._core']}"
+
+
+def test_the_known_results_do_not_load_pyarrow():
+    heavy = probe("fcsurvey.known")["heavy"]
+    assert "pyarrow" not in heavy, f"pyarrow loaded through {heavy['pyarrow']}"
 
 
 def test_importing_the_package_loads_nothing_else():
-    loaded = probe("fcsurvey")
-    assert (loaded["loaded"], loaded["pyarrow"]) == (["fcsurvey"], False)
+    assert probe("fcsurvey") == {"loaded": ["fcsurvey"], "heavy": {}}
 
 
 @pytest.mark.parametrize("name, module", [
