@@ -2,9 +2,8 @@
 
 Every solution the C solver reports is replayed by these rules before it is
 believed (see :mod:`fcsurvey.replay`), so they are written to be obviously
-correct rather than fast: values are immutable, each move is validated in
-full, and nothing moves a card on its own but :func:`autoplay`, which is
-asked.  The move rules come from a :class:`~fcsurvey.rules.Rules` value, so
+correct rather than fast: values are immutable and each move is validated
+in full.  The move rules come from a :class:`~fcsurvey.rules.Rules` value, so
 one engine serves every variant.  The text forms of positions and moves live
 in :mod:`fcsurvey.notation`, which builds on this module; this module imports
 neither it nor the replay.
