@@ -17,9 +17,10 @@ import click
 from . import __version__
 from .cards import card_text
 from .deals import DealError, check_deal_number, deal as make_deal
-from .engine import Position, validate, walk
+from .engine import Position
 from .executors import DaskExecutor, ExecutorError, import_distributed
 from .notation import NotationError, format_board, format_solution, parse_board, parse_solution
+from .replay import validate, walk
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
 from .solver import (DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError,
                      solve_position)

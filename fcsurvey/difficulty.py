@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .deals import deal as make_deal
-from .engine import validate
+from .replay import validate
 from .rules import MAX_CELLS, Rules
 from .solver import (PROOF, SEARCH, SOLVED, STATES_LIMIT, TIME_LIMIT, UNKNOWN, UNSOLVABLE, Limits, Result,
                      solve as solve_deal)

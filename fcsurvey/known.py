@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Dict, Iterable, List, Optional, Tuple, Union
 
+from .limits import DEFAULT_MAX_STATES
 from .rules import PRESETS, Rules, preset
-from .solver import DEFAULT_MAX_STATES, SOLVED, UNSOLVABLE
+from .solver import SOLVED, UNSOLVABLE
 from .store import DealSet
 
 TIERS = ("quick", "standard", "full")

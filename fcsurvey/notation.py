@@ -43,7 +43,8 @@ FOUNDATION_ORDER = (HEARTS, CLUBS, DIAMONDS, SPADES)
 EMPTY_CELL = "-"
 
 _PLACE = f"[{COLUMN_CHARS}{CELL_CHARS}]"
-_MOVE_TOKEN = re.compile(f"({_PLACE})({_PLACE}|{HOME_CHAR})(?:{COUNT_MARK}([0-9a-f]+))?")
+#: A column or cell move: source, destination (or home), and the hex count if written.
+MOVE_TOKEN = re.compile(f"({_PLACE})({_PLACE}|{HOME_CHAR})(?:{COUNT_MARK}([0-9a-f]+))?")
 _RETURN_TOKEN = re.compile(f"{HOME_CHAR}([{SUITS.lower()}])({_PLACE})")
 _FOUNDATION_ENTRY = re.compile(r"([CDHS])-(0|10|[A2-9TJQK])", re.IGNORECASE)
 
@@ -147,7 +148,7 @@ def token_to_move(token: str, pos: Position, rules: Rules) -> Move:
     if back:
         suit_index = SUITS.lower().index(back[1])
         return Move(Location(FOUNDATION, suit_index), _place(back[2], token, pos))
-    match = _MOVE_TOKEN.fullmatch(text)
+    match = MOVE_TOKEN.fullmatch(text)
     if not match:
         raise NotationError(f"not a move: {token!r}")
     source = _place(match[1], token, pos)
@@ -186,7 +187,7 @@ def structured(start: Union[Deal, Position], rules: Rules, tokens: Union[str, Se
     """Each move of a solution as ``{"from", "to", "card", "count"}`` for JSON export,
     e.g. ``{"from": "column 3", "to": "cell a", "card": "TD", "count": 1}``;
     ``card`` is the bottom card moved.  Raises NotationError or IllegalMove at
-    the first bad token (check solutions with :func:`fcsurvey.engine.validate`).
+    the first bad token (check solutions with :func:`fcsurvey.replay.validate`).
     """
     pos = start if isinstance(start, Position) else Position.from_deal(start)
     rows = []

@@ -30,8 +30,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .deals import deal as make_deal
-from .engine import validate
 from .notation import structured
+from .replay import validate
 from .rules import Rules
 from .store import DIFFICULTY_RANK, read, read_manifest
 from .survey import STATUSES, summarize, summary_text

@@ -29,6 +29,19 @@ LAYOUTS: Dict[str, Dict[str, Any]] = {
 }
 
 
+#: The named variants: each one's fields where they differ from FreeCell's (see :data:`PRESETS`).
+VARIANT_FIELDS: Dict[str, Dict[str, Any]] = {
+    "freecell": {},
+    "bakers-game": {"build": "suit"},
+    "kings-only-bakers-game": {"build": "suit", "empty_fill": "kings"},
+    "relaxed-freecell": {"sequence": "unlimited"},
+    "eight-off": {"cells": 8, "build": "suit", "empty_fill": "kings", "layout": "eight-off"},
+    "seahaven-towers": {"columns": 10, "build": "suit", "empty_fill": "kings", "layout": "seahaven"},
+    "forecell": {"empty_fill": "kings", "layout": "forecell"},
+}
+VARIANTS = tuple(VARIANT_FIELDS)
+
+
 class RulesError(ValueError):
     """A rule set that cannot be played (bad field or unknown variant)."""
 
@@ -53,15 +66,20 @@ class Rules:
     layout: str = "freecell"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.cells, int) or not 0 <= self.cells <= MAX_CELLS:
-            raise RulesError(f"cells must be 0 to {MAX_CELLS}, got {self.cells}")
-        if not isinstance(self.columns, int) or not 1 <= self.columns <= MAX_COLUMNS:
-            raise RulesError(f"columns must be 1 to {MAX_COLUMNS}, got {self.columns}")
-        for name, allowed in (("build", BUILD_ORDERS), ("empty_fill", EMPTY_FILLS),
+        # Every field is checked by type as well as value (a bool is an int to Python, so
+        # True would pass for 1 cell, and 1 for foundation return on): a rule set read from
+        # a dataset or the command line is the game it names, or an error.
+        for name, low, high in (("cells", 0, MAX_CELLS), ("columns", 1, MAX_COLUMNS)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise RulesError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
+        for name, allowed in (("variant", VARIANTS), ("build", BUILD_ORDERS), ("empty_fill", EMPTY_FILLS),
                               ("sequence", SEQUENCE_MOVES), ("layout", tuple(LAYOUTS))):
             value = getattr(self, name)
-            if value not in allowed:
+            if not isinstance(value, str) or value not in allowed:
                 raise RulesError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        if not isinstance(self.foundation_return, bool):
+            raise RulesError(f"foundation_return must be true or false, got {self.foundation_return!r}")
         spec = LAYOUTS[self.layout]
         if spec["columns"] is not None and self.columns != spec["columns"]:
             raise RulesError(f"layout {self.layout} deals {spec['columns']} columns, not {self.columns}")
@@ -91,6 +109,7 @@ class Rules:
 
     def replace(self, **changes: Any) -> "Rules":
         """A copy with some fields changed (validated again)."""
+        _check_names(changes)
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> Dict[str, Any]:
@@ -102,9 +121,17 @@ class Rules:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Rules":
-        unknown = set(data) - {f.name for f in dataclasses.fields(cls)}
-        if unknown:
-            raise RulesError(f"unknown rule fields: {', '.join(sorted(unknown))}")
+        """The rule set :meth:`to_dict` wrote, as stored in a dataset or an export.
+
+        Every field must be there: a stored rule set with one missing is damaged,
+        and filling it in with FreeCell's would read it as some other game.
+        """
+        if not isinstance(data, Mapping):
+            raise RulesError(f"rules must be a mapping of rule fields, got {data!r}")
+        _check_names(data)
+        missing = [name for name in RULE_FIELDS if name not in data]
+        if missing:
+            raise RulesError(f"missing rule fields: {', '.join(missing)}")
         return cls(**data)
 
     def describe(self) -> str:
@@ -114,18 +141,17 @@ class Rules:
                 f"foundation return {'on' if self.foundation_return else 'off'}")
 
 
-PRESETS: Dict[str, Rules] = {
-    "freecell": Rules(),
-    "bakers-game": Rules(variant="bakers-game", build="suit"),
-    "kings-only-bakers-game": Rules(variant="kings-only-bakers-game", build="suit",
-                                    empty_fill="kings"),
-    "relaxed-freecell": Rules(variant="relaxed-freecell", sequence="unlimited"),
-    "eight-off": Rules(variant="eight-off", cells=8, build="suit", empty_fill="kings",
-                       layout="eight-off"),
-    "seahaven-towers": Rules(variant="seahaven-towers", columns=10, build="suit",
-                             empty_fill="kings", layout="seahaven"),
-    "forecell": Rules(variant="forecell", empty_fill="kings", layout="forecell"),
-}
+#: The rule fields, in the order :class:`Rules` declares them.
+RULE_FIELDS = tuple(field.name for field in dataclasses.fields(Rules))
+
+PRESETS: Dict[str, Rules] = {name: Rules(variant=name, **fields) for name, fields in VARIANT_FIELDS.items()}
+
+
+def _check_names(fields: Mapping[str, Any]) -> None:
+    """RulesError unless every key of ``fields`` names a rule field."""
+    unknown = sorted(str(name) for name in fields if name not in RULE_FIELDS)
+    if unknown:
+        raise RulesError(f"unknown rule fields: {', '.join(unknown)}; the fields are {', '.join(RULE_FIELDS)}")
 
 
 def preset(name: str, **overrides: Any) -> Rules:

@@ -19,19 +19,14 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 from ._core import _fccore
 from .deals import Deal, deal as make_deal
-from .engine import Position, validate
+from .engine import Position
+from .limits import DEFAULT_MAX_STATES, Limits, LimitsError, SolverError  # noqa: F401 (re-exported)
 from .notation import parse_board
+from .replay import validate
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules
 
 SOLVED, UNSOLVABLE, UNKNOWN = "solved", "unsolvable", "unknown"
 STATUSES = (SOLVED, UNSOLVABLE, UNKNOWN)
-
-#: Positions one solve may store.  A stored position costs about 82 bytes
-#: (measured: 24-byte key, parent link, move, depth, hash slots, open-list
-#: entry, growth slack), so 10 million keep one solve under 1 GiB.  When the complete
-#: search runs out of room, the layered proof (README) holds up to four times as many at
-#: about 20 bytes each, within the same bound.
-DEFAULT_MAX_STATES = 10_000_000
 
 #: A layered proof given a checkpoint directory saves its progress at most this often, so
 #: an interrupted one loses about ten minutes (more only where a save takes over 30 s: the C
@@ -53,29 +48,8 @@ _PHASE_BITS = {SEARCH: _fccore.PHASE_SEARCH, PROOF: _fccore.PHASE_PROOF}
 STATES_LIMIT, TIME_LIMIT = "states", "time"
 
 
-class SolverError(ValueError):
-    """A board or limit the solver cannot take."""
-
-
 class ReplayFailed(RuntimeError):
     """The C core claimed a solution the reference engine rejects: a solver bug."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """When to give up: ``max_states`` stored positions or ``timeout`` seconds."""
-
-    max_states: int = DEFAULT_MAX_STATES
-    timeout: Optional[float] = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.max_states, int) or self.max_states < 1:
-            raise SolverError(f"max_states must be a positive integer, got {self.max_states!r}")
-        if self.timeout is not None and not self.timeout > 0:
-            raise SolverError(f"timeout must be positive seconds, got {self.timeout!r}")
-
-    def to_dict(self) -> Dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)

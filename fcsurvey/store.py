@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from . import __version__
 from .deals import GENERATOR_NAME
 from .rules import Rules
-from .solver import Limits
+from .limits import Limits
 
 MANIFEST = "_fcsurvey.json"
 MANIFEST_FORMAT = 1

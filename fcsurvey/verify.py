@@ -24,10 +24,10 @@ import pyarrow.parquet as pq
 
 from . import known, store
 from .deals import GENERATOR_NAME, deal as make_deal
-from .engine import validate
 from .known import (FREECELL, FULL, QUICK, STANDARD, TIERS, Claim, ClaimError, Count, ExactDeals, MinCellsCounts,
                     WinRate, percent)
 from .notation import format_solution, parse_solution
+from .replay import validate
 from .rules import Rules
 from .solver import SOLVED, UNSOLVABLE, Limits
 from .store import CHUNK_PATTERN, DealSet

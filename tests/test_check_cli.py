@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from fcsurvey.cli import cli, main
 
-from test_engine import SOLUTIONS
+from conftest import SOLUTIONS
 
 SOLUTION_164 = SOLUTIONS["freecell", 164]
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import List
 
 import pytest
@@ -12,24 +10,19 @@ import pytest
 from fcsurvey import __version__
 from fcsurvey.rules import PRESETS
 
-from test_deals import DEAL_11982_COLUMNS as DEAL_11982  # the published vector, kept once
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fcsurvey", *args],
-                          capture_output=True, text=True, timeout=60)
+from conftest import DEAL_11982_COLUMNS, run_cli
 
 
 def test_deal_11982_prints_the_eight_columns() -> None:
-    result = run("deal", "11982")
+    result = run_cli("deal", "11982")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == DEAL_11982
+    assert result.stdout.splitlines() == DEAL_11982_COLUMNS
     assert result.stdout.endswith("\n")
     assert result.stderr == ""
 
 
 def test_last_deal_number_works() -> None:
-    result = run("deal", "8589934591")
+    result = run_cli("deal", "8589934591")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert len(lines) == 8
@@ -45,7 +38,7 @@ def test_last_deal_number_works() -> None:
     (["deal", "1", "--cells", "11"], "cells"),
 ])
 def test_bad_input_is_one_error_line(args: List[str], words: str) -> None:
-    result = run(*args)
+    result = run_cli(*args)
     assert result.returncode == 2
     assert result.stdout == ""
     assert "Traceback" not in result.stderr
@@ -56,7 +49,7 @@ def test_bad_input_is_one_error_line(args: List[str], words: str) -> None:
 
 
 def test_version() -> None:
-    result = run("--version")
+    result = run_cli("--version")
     assert result.returncode == 0, result.stderr
     assert __version__ in result.stdout
     assert "fcsurvey" in result.stdout
@@ -64,7 +57,7 @@ def test_version() -> None:
 
 @pytest.mark.parametrize("args", [["--help"], ["-h"], ["deal", "--help"]])
 def test_help(args: List[str]) -> None:
-    result = run(*args)
+    result = run_cli(*args)
     assert result.returncode == 0, result.stderr
     assert "Usage:" in result.stdout
     assert "deal" in result.stdout
@@ -72,7 +65,7 @@ def test_help(args: List[str]) -> None:
 
 
 def test_json_format() -> None:
-    result = run("deal", "1", "--format", "json")
+    result = run_cli("deal", "1", "--format", "json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["deal"] == 1
@@ -84,7 +77,7 @@ def test_json_format() -> None:
 
 
 def test_eight_off_shows_free_cells() -> None:
-    result = run("deal", "1", "--variant", "eight-off")
+    result = run_cli("deal", "1", "--variant", "eight-off")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("Freecells: ")

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from fcsurvey.deals import deal
-from fcsurvey.engine import Position, validate
+from fcsurvey.engine import Position
 from fcsurvey.notation import format_board
+from fcsurvey.replay import validate
 from fcsurvey.rules import PRESETS
 
-from test_cli_deal import run  # the entry point, run as a user would
+from conftest import run_cli
 
 
 def board_lines() -> list:
@@ -21,7 +22,7 @@ def board_lines() -> list:
 
 
 def test_solved_exits_0_with_a_solution_that_replays() -> None:
-    result = run("solve", "1", "--json")
+    result = run_cli("solve", "1", "--json")
     assert result.returncode == 0, result.stderr
     verdict = json.loads(result.stdout)
     assert verdict["status"] == "solved"
@@ -29,7 +30,7 @@ def test_solved_exits_0_with_a_solution_that_replays() -> None:
 
 
 def test_unsolvable_exits_1() -> None:
-    result = run("solve", "11982")
+    result = run_cli("solve", "11982")
     assert result.returncode == 1, result.stderr
     assert "unsolvable" in result.stdout.splitlines()[0]
 
@@ -37,7 +38,7 @@ def test_unsolvable_exits_1() -> None:
 def test_a_board_file_solves_like_the_deal(tmp_path: Path) -> None:
     board = tmp_path / "board.txt"
     board.write_text("\n".join(board_lines()) + "\n")
-    assert run("solve", "--board-file", str(board)).returncode == 0
+    assert run_cli("solve", "--board-file", str(board)).returncode == 0
 
 
 def without_last_card(lines: list) -> list:
@@ -63,7 +64,7 @@ def test_bad_input_is_one_error_line_and_exit_2(tmp_path: Path, args: list, boar
         path = tmp_path / "board.txt"
         path.write_text("\n".join(board) + "\n")
         args = args + [str(path)]
-    result = run(*args)
+    result = run_cli(*args)
     assert result.returncode == 2
     assert result.stdout == ""
     assert "Traceback" not in result.stderr

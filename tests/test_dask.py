@@ -25,18 +25,13 @@ from fcsurvey import store
 from fcsurvey.executors import CRASH_DEAL_ENV, DASK_HINT
 from fcsurvey.solver import Limits
 from fcsurvey.survey import Survey, parse_deals
-from test_survey_cli import cli, fake_env, fcsurvey, wait_for
 
-DATA_COLUMNS = [c for c in store.SCHEMA.names if c != "elapsed_ms"]
+from conftest import FAKE_SOLVER, cli, data, fake_env, fcsurvey, wait_for
+
 STALL_MARKER_ENV = "FCSURVEY_TEST_STALL_MARKER"
 STALL_DEAL = 120
 STALL_S = 30.0      # the stalled worker is killed long before this
 PROCESS_WAIT_S = 30.0
-
-
-def data(out):
-    """The dataset without timings."""
-    return store.read(out).select(DATA_COLUMNS)
 
 
 @pytest.fixture
@@ -104,7 +99,7 @@ def test_a_killed_worker_is_retried_by_dask(distributed, tmp_path, monkeypatch, 
     marker = tmp_path / "stalled.pid"
     monkeypatch.setenv(STALL_MARKER_ENV, str(marker))  # before the workers start
     deals, solver = parse_deals("1-400"), f"{__name__}:stall_once"
-    Survey(deals, tmp_path / "local", workers=2, chunk_size=50, solver="fake_solver:solve").run()
+    Survey(deals, tmp_path / "local", workers=2, chunk_size=50, solver=FAKE_SOLVER).run()
 
     def kill_the_stalled_worker():
         deadline = time.monotonic() + PROCESS_WAIT_S

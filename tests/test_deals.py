@@ -18,6 +18,8 @@ from fcsurvey._core import _fccore
 from fcsurvey.cards import DECK_SIZE, card_text
 from fcsurvey.rules import PRESETS, Rules
 
+from conftest import DEAL_11982_COLUMNS
+
 MAX_DEAL = 8_589_934_591
 MS_LIMIT = 1 << 31
 LONG_LIMIT = 1 << 32
@@ -26,16 +28,6 @@ LONG_LIMIT = 1 << 32
 
 DEAL_1_FIRST_ROW = "JD 2D 9H JC 5D 7H 7C 5H"
 DEAL_617_FIRST_COLUMN = "7D TD TH KD 4C 4S JD"
-DEAL_11982_COLUMNS = [
-    "AH 3D KD JC 6C JD KC",
-    "AS 3H 6H 5D 2C 7D 8D",
-    "4H QS 5S 5C TH 8H 2S",
-    "AC QC 4D 8C QH 9C 3S",
-    "2D 8S 9H 9D 6D 2H",
-    "6S 7H JH TD TC QD",
-    "TS AD 9S KH 4S 4C",
-    "JS KS 3C 7C 7S 5H",
-]
 
 
 @pytest.mark.parametrize("reference", [False, True], ids=["C", "python"])
@@ -99,13 +91,6 @@ SAMPLE = _sample_numbers()
 RENDERER = CardRenderer(True)
 
 
-def test_sample_covers_every_range() -> None:
-    assert len(SAMPLE) >= 2000
-    assert set(EDGES) <= set(SAMPLE)
-    for low, high in RANGES:
-        assert sum(low <= n <= high for n in SAMPLE) >= PER_RANGE
-
-
 def pysol_layout(game_id: str, number: int) -> Tuple[List[str], List[Optional[str]]]:
     """pysol_cards' layout of ``number``: (column lines, free-cell cards)."""
     text = Game(game_id, number, RandomBase.DEALS_MS).calc_layout_string(RENDERER)
@@ -142,10 +127,6 @@ def _mismatches(name: str, rules: Rules, numbers: Sequence[int]) -> List[str]:
         if ref != oracle:
             problems.append(f"{n}: python reference {ref} != pysol_cards {oracle}")
     return problems
-
-
-def test_every_preset_has_a_pysol_game() -> None:
-    assert set(PYSOL_GAME_IDS) == set(PRESETS)
 
 
 @pytest.mark.parametrize("name", list(PRESETS))

@@ -12,18 +12,16 @@ from fcsurvey import store
 from fcsurvey.cli import main
 from fcsurvey.deals import deal as make_deal
 from fcsurvey.difficulty import EFFORT_DIGITS, decide, fewest_cells_allowed, min_cells, narrower_rules, score
-from fcsurvey.engine import validate
 from fcsurvey.executors import ChunkTask, solve_chunk
+from fcsurvey.replay import validate
 from fcsurvey.rules import MAX_CELLS, PRESETS, preset
 from fcsurvey.solver import PHASES, PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result, solve
 from fcsurvey.store import MANIFEST, StoreError
 from fcsurvey.survey import Survey, default_out, parse_deals, summarize, summary_text
 
+from conftest import NEED_FOUR, NEED_NONE, golden_states
+
 FREECELL = PRESETS["freecell"]
-#: Deals 1-1000 that 3 cells cannot win (published), so 4 is their fewest.
-NEED_FOUR = (169, 178, 285, 454, 575, 598, 617, 657, 775, 829, 988)
-#: Deals 1-1000 that 0 cells win (published).
-NEED_NONE = (164, 892)
 
 
 class Scripted:
@@ -103,10 +101,11 @@ def test_narrower_rules_allow_only_moves_the_rules_allow():
 
 
 def test_an_undecided_count_is_won_under_narrower_rules():
-    one = preset("freecell", cells=1)  # deal 245: 282,308 positions with room for them, 18,001 with single cards
+    one = preset("freecell", cells=1)  # deal 245: more positions than 200,000 to a win, fewer with single cards
     result = decide(245, one, Limits(max_states=200_000))  # single cards get 25,000
     assert result.status == SOLVED and validate(make_deal(245, one), one, result.solution).ok
-    assert result.states == 236_569 + 18_001  # the searches, then single cards
+    # The searches, then single cards.
+    assert result.states == golden_states("deal 245, 1 cell, decide, max_states 200000")
 
 
 def test_a_winnable_deal_is_won_under_narrower_rules_before_any_layered_proof():
@@ -120,10 +119,11 @@ def test_a_winnable_deal_is_won_under_narrower_rules_before_any_layered_proof():
         return result
 
     result = decide(9608, one, Limits(max_states=2_400_000), spy)
-    assert asked == [("limited", 2_400_000, (SEARCH,), UNKNOWN, 2_433_599),
-                     ("single", 300_000, (SEARCH,), SOLVED, 272_831)]
+    golden = "deal 9608, 1 cell, decide, max_states 2400000"
+    assert asked == [("limited", 2_400_000, (SEARCH,), UNKNOWN, golden_states(golden, "searches")),
+                     ("single", 300_000, (SEARCH,), SOLVED, golden_states(golden, "single-card searches"))]
     assert result.status == SOLVED and validate(make_deal(9608, one), one, result.solution).ok
-    assert result.states == 2_433_599 + 272_831
+    assert result.states == golden_states(golden)
 
 
 def full_rules_find_no_win(deal, rules, limits, phases=PHASES):
@@ -212,11 +212,11 @@ def test_published_fewest_cells(deal, cells):
 
 
 def test_a_win_only_narrower_rules_find_in_budget_settles_min_cells():
-    """Deal 245 with 1 cell: no win in the searches' room of 200,000, one in 18,001 with
-    single-card moves; 0 cells are proven unsolvable in 200."""
+    """Deal 245 with 1 cell: no win in the searches' room of 200,000, one with single-card
+    moves; 0 cells are proven unsolvable in 200."""
     found = min_cells(245, FREECELL, Limits(max_states=200_000))
     assert (found.min_cells, found.exact) == (1, True)
-    assert found.verdicts[1].states == 236_569 + 18_001
+    assert found.verdicts[1].states == golden_states("deal 245, 1 cell, decide, max_states 200000")
 
 
 def test_three_cells_configured_searches_up_to_four():

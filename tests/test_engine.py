@@ -10,36 +10,13 @@ from hypothesis import strategies as st
 from fcsurvey.cards import DECK_SIZE, KING, card_text, make_card, parse_card
 from fcsurvey.deals import MAX_DEAL, deal
 from fcsurvey.engine import (CELL, COLUMN, FOUNDATION, IllegalMove, Location, Move, Position, apply,
-                             autoplay, can_build, is_safe_autoplay, legal_moves, movable_run, replay,
-                             sequence_capacity, validate)
+                             autoplay, can_build, is_safe_autoplay, legal_moves, movable_run, sequence_capacity)
 from fcsurvey.notation import format_solution, move_to_token, parse_solution, token_to_move
+from fcsurvey.replay import replay, validate
 from fcsurvey.rules import PRESETS, Rules
 
-# Winning solutions found with a small best-first search over legal_moves and
-# autoplay (the autoplay moves written out), pasted here so that the replay is
-# checked against fixed text.  Together they use a tenth column (0), cell k,
-# several-card moves into empty columns (v) and onto non-empty ones.
-SOLUTIONS = {
-    ("freecell", 164): (
-        "17 15 17 1h 12 1h 1h 5h 6h 6h 2h 82 82 21v3 2a 28 2h 5h 24 24 35 68 62 68 78 63 83 86 8h 58 "
-        "54 5b 56 65 76 84 78 a6 26 72 76 38 37v2 31 3a 3c 3d 37 b7 27 45 42v3 47 42 24 67 42v5 42 4h 4h "
-        "7h 1h 7h 1h 7h 1h 7h 5h 8h 1h 7h 5h 8h ch 7h 2h 8h 5h 7h 2h 8h 5h 7h 2h 8h 5h 7h 2h 8h 5h "
-        "7h 2h 8h 5h 7h 2h 8h ah dh 7h"),
-    ("seahaven-towers", 2): (
-        "2h 9h 32 3h 0a 0h 1h 1h 0h 5h 6d 6h d6 29 7d 7h 2h ah 2h 9h 9h 9h bh ch 9h 5a 5h 1h 5h 4h "
-        "4h 4h dh 9b 9h 3h 4h 8h 6h 6h 8h 1h 3h 7h 7h 08 0h 1h 7h 23 45 b6 86 83 58 a3 63 6h 8h 8h "
-        "8h 3h 3h 3h 3h 3h 3h 3h 3h"),
-    ("eight-off", 2): (
-        "ah 2h 1a 1h 86 8h ah 4a 4h 5b 5h 38 51 15 52 3d 53 c2 1c a1 4a 4f 48 45 34v2 a3 b8 f3 7a 7b "
-        "7h 7f 7h 1h 1h fh 17 6f 6k a1 6a 6h 6h 2h 2h 2h 2h 2h ah 6h fh kh 2h ch 6h 5h 5h 8h 8h 8h "
-        "8h bh eh gh 8h 1h 8a 8h 3h 3h 3h ah dh 2h 2h 2h 3h 3h 4h 4h 7h 7h"),
-    ("bakers-game", 3): (
-        "5h 6h 3a 3h 5b 5h 2c 2h 2d 2h 3h 85 8h ch ah 8a 8h 38 86 d6 1c 13 41 41 4h 1h 1h 1h 1h 5h "
-        "5h 5d 5h 75 7h 78 7h ch 7h 1h 5h 14 25 25 2h 8h 8h 42v2 4h 48 4h 38 36 3h 1h 61v5 6h 2h 2h 1h "
-        "1h 1h 1h 1h 61 6h 6h bh 7h 5h 5h ah 8h 8h 8h dh 1h"),
-}
+from conftest import FREECELL, RULE_SETS, SOLUTIONS, board, positions
 
-FREECELL = PRESETS["freecell"]
 # Deal 164 after these moves: column 1 empty, cells a-c hold 5S 6D QH, and
 # column 7 ends in the run 7D 6S 5H.
 PREFIX_164 = "17 15 17 1h 12 1h 1h 2a 3b 4c"
@@ -50,15 +27,6 @@ def all_cards(pos: Position) -> list:
     home = [make_card(r, s) for s, top in enumerate(pos.foundations) for r in range(1, top + 1)]
     on_board = [card for column in pos.columns for card in column] + [c for c in pos.cells if c is not None]
     return sorted(home + on_board)
-
-
-def board(columns, cells=(), foundations=(0, 0, 0, 0), rules: Rules = FREECELL) -> Position:
-    """A (possibly partial) position from card text, padded to the rules' size."""
-    cols = [tuple(parse_card(c) for c in col.split()) for col in columns]
-    cols += [()] * (rules.columns - len(cols))
-    cell_cards = [None if c == "-" else parse_card(c) for c in cells]
-    cell_cards += [None] * (rules.cells - len(cell_cards))
-    return Position(tuple(cols), tuple(cell_cards), tuple(foundations))
 
 
 # --- full solutions -------------------------------------------------------------------------
@@ -365,17 +333,6 @@ def test_autoplay_stops_at_unsafe_cards():
 
 # --- random play ----------------------------------------------------------------------------
 
-RULE_SETS = st.one_of(
-    st.builds(lambda name, back: PRESETS[name].replace(foundation_return=back),
-              st.sampled_from(sorted(PRESETS)), st.booleans()),
-    st.builds(Rules, cells=st.integers(0, 10), columns=st.integers(4, 10),
-              build=st.sampled_from(["alternate", "suit", "any"]),
-              empty_fill=st.sampled_from(["any", "kings", "none"]),
-              sequence=st.sampled_from(["limited", "unlimited", "single"]),
-              foundation_return=st.booleans()),
-)
-
-
 def candidate_moves(pos: Position, rules: Rules) -> list:
     """Every move worth trying on apply: all places to all places, with
     column counts up to two past the movable run (larger ones cannot be legal)."""
@@ -436,25 +393,6 @@ def test_random_play_keeps_the_deck_and_round_trips_tokens(rules, number, data):
     for move in made:
         pos = apply(pos, move, rules)
     assert pos == auto
-
-
-@st.composite
-def positions(draw, rules: Rules) -> Position:
-    """Any arrangement of the 52 cards: some home, the rest spread over the cells and columns."""
-    foundations = tuple(draw(st.integers(0, 13)) for _ in range(4))
-    rest = [card for card in range(DECK_SIZE) if card // 4 + 1 > foundations[card % 4]]
-    rest = draw(st.permutations(rest))
-    cell_count = draw(st.integers(0, min(rules.cells, len(rest))))
-    slots = draw(st.permutations(range(rules.cells)))[:cell_count]
-    cells = [None] * rules.cells
-    for slot, card in zip(slots, rest):
-        cells[slot] = card
-    rest = rest[cell_count:]
-    cuts = sorted(draw(st.lists(st.integers(0, len(rest)), min_size=rules.columns - 1,
-                                max_size=rules.columns - 1)))
-    bounds = [0] + cuts + [len(rest)]
-    columns = tuple(tuple(rest[a:b]) for a, b in zip(bounds, bounds[1:]))
-    return Position(columns, tuple(cells), foundations)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 
 from fcsurvey.cards import parse_card
 from fcsurvey.deals import MAX_DEAL, deal
-from fcsurvey.engine import (CELL, COLUMN, Move, Position, ReplayResult, _fast_replay, _readable_replay, apply,
-                             legal_moves, movable_run, replay, sequence_capacity, validate)
+from fcsurvey.engine import CELL, COLUMN, Move, Position, apply, legal_moves, movable_run, sequence_capacity
 from fcsurvey.notation import CELL_CHARS, COLUMN_CHARS, move_to_token, parse_solution
+from fcsurvey.replay import ReplayResult, _fast_replay, _readable_replay, replay, validate
 from fcsurvey.rules import Rules
 from fcsurvey.solver import solve
 
-from test_engine import FREECELL, RULE_SETS, board
+from conftest import FREECELL, RULE_SETS, board
 
 #: Tokens are read in any case.
 SPELLINGS = (str, str.lower, str.upper, str.swapcase)

@@ -12,28 +12,20 @@ from pathlib import Path
 import pytest
 
 from fcsurvey import store
-from fcsurvey.cli import main
 from fcsurvey.deals import deal as make_deal
-from fcsurvey.engine import validate
 from fcsurvey.known import UNSOLVABLE_3_CELLS
 from fcsurvey.notation import parse_solution
+from fcsurvey.replay import validate
 from fcsurvey.report import MATPLOTLIB_HINT, REPORT_PAGE, ReportError, export, parse_where
 from fcsurvey.rules import PRESETS, Rules
 from fcsurvey.store import Dataset, DealSet
 from fcsurvey.solver import Limits, solve
 from fcsurvey.survey import Survey, parse_deals
 
+from conftest import NEED_FOUR, cli
+
 FREECELL = PRESETS["freecell"]
 SHIPPED = Path(__file__).parent.parent / "results" / "ms-freecell-1-32000"
-#: Deals 1-1000 that 3 cells cannot win (published), so they need 4.
-NEED_FOUR = (169, 178, 285, 454, 575, 598, 617, 657, 775, 829, 988)
-
-
-def cli(capsys, *args):
-    with pytest.raises(SystemExit) as stop:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return stop.value.code, out, err
 
 
 @pytest.fixture(scope="module")

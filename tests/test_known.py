@@ -17,6 +17,8 @@ from fcsurvey.rules import PRESETS
 from fcsurvey.solver import SOLVED, UNSOLVABLE
 from fcsurvey.store import DealSet
 
+from conftest import THE_EIGHT
+
 #: The shared copy of the published results, beside the repository when it is checked out
 #: in the project's workplace (and on CI).
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "known-results"
@@ -27,7 +29,6 @@ PUBLISHED_SHA256 = {
     "unsolvable-3cells-1-32000.txt": "71e1cb1b63e19b1535f076c90bdf574c63ac1cbc28ca04847738676539f746e1",
     "solvable-0cells-1-32000.txt": "87dcc7d3ab87ceee047157d010d12400201714d6ae4acf44950412579c60622c",
 }
-THE_EIGHT = (11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948)
 
 
 def shipped_bytes(deal_list):

@@ -13,7 +13,7 @@ from fcsurvey.notation import (NotationError, format_board, format_solution, mov
                                parse_solution, structured, token_to_move)
 from fcsurvey.rules import PRESETS, Rules
 
-from test_engine import RULE_SETS, SOLUTIONS, board, positions
+from conftest import RULE_SETS, SOLUTIONS, board, positions
 
 FREECELL = PRESETS["freecell"]
 SEAHAVEN = PRESETS["seahaven-towers"]

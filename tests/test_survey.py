@@ -19,18 +19,12 @@ from fcsurvey.store import DealSet, StoreError
 from fcsurvey.survey import (Survey, SurveyError, default_out, parse_deals, plan_chunks,
                              read_deals_file, requested_deals, summarize, summary_text)
 
-FAKE = "fake_solver:solve"
-DATA_COLUMNS = [c for c in store.SCHEMA.names if c != "elapsed_ms"]
+from conftest import FAKE_SOLVER, data
 
 
 def run(deals, out, **kwargs):
     job = Survey(parse_deals(deals), out, **kwargs)
     return job, job.run()
-
-
-def data(out):
-    """The dataset without timings, for byte-for-byte comparisons."""
-    return store.read(out).select(DATA_COLUMNS)
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +146,7 @@ def test_a_dying_worker_costs_only_its_deal(tmp_path, reference, monkeypatch):
 
 
 def test_a_solver_exception_is_an_error_row(tmp_path):
-    run("4240-4245", tmp_path, workers=1, solver=FAKE)
+    run("4240-4245", tmp_path, workers=1, solver=FAKE_SOLVER)
     rows = {r["deal"]: r for r in store.read(tmp_path).to_pylist()}
     assert rows[4242]["status"] == "error"
     assert rows[4242]["error"] == "RuntimeError: fake solver failure"
@@ -179,9 +173,9 @@ def test_other_rules_are_refused_before_any_work(tmp_path):
 # --- summary ------------------------------------------------------------------------------
 
 def test_summary_counts_lists_and_gaps(tmp_path):
-    run("1-10", tmp_path, workers=1, solver=FAKE, chunk_size=5)
-    run("11900-12000,20000-30000", tmp_path, workers=2, solver=FAKE, chunk_size=5000)
-    Survey(parse_deals("40-45"), tmp_path, solver=FAKE)  # requested, never run
+    run("1-10", tmp_path, workers=1, solver=FAKE_SOLVER, chunk_size=5)
+    run("11900-12000,20000-30000", tmp_path, workers=2, solver=FAKE_SOLVER, chunk_size=5000)
+    Survey(parse_deals("40-45"), tmp_path, solver=FAKE_SOLVER)  # requested, never run
     s = summarize(tmp_path)
     assert s["deals"] == {"present": 10 + 101 + 10001, "requested": 10 + 101 + 10001 + 6,
                           "first": 1, "last": 30000, "missing": 6,

@@ -14,38 +14,7 @@ from pathlib import Path
 import pytest
 
 from fcsurvey import store
-from fcsurvey.cli import main
-
-TESTS = Path(__file__).parent
-
-
-def cli(capsys, *args):
-    with pytest.raises(SystemExit) as stop:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return stop.value.code, out, err
-
-
-def fake_env(delay=0.0):
-    """Environment for a CLI process solving with fake_solver (FAKE_SOLVER_DELAY s a deal)."""
-    path = os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))
-    return {**os.environ, "PYTHONPATH": path, "FCSURVEY_TEST_SOLVER": "fake_solver:solve",
-            "FAKE_SOLVER_DELAY": str(delay)}
-
-
-def fcsurvey(*args, env, cwd):
-    """The CLI as its own process; ``cwd`` away from the checkout so the installed package runs."""
-    return subprocess.Popen([sys.executable, "-m", "fcsurvey", *map(str, args)], env=env, cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def wait_for(condition, proc=None, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if proc is not None and proc.poll() is not None:
-            pytest.fail(f"fcsurvey exited early with status {proc.returncode}: {proc.communicate()[1]}")
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
+from conftest import cli, fake_env, fcsurvey, golden_states, wait_for
 
 
 def children(pid):
@@ -199,6 +168,7 @@ def test_a_killed_survey_goes_on_with_a_long_proof_where_it_was(tmp_path):
     assert rerun.returncode == 0, stderr
     assert "deal 1706: a proof went on from its checkpoint" in stderr
     row = store.read(out).to_pylist()[0]
-    # The count of a proof never interrupted (tests/test_solver.py, CHECKPOINTED).
-    assert (row["deal"], row["status"], row["states"]) == (1706, "unsolvable", 2_451_693)
+    # The count of a proof never interrupted.
+    assert (row["deal"], row["status"], row["states"]) == (
+        1706, "unsolvable", golden_states("deal 1706, 1 cell, max_states 50000"))
     assert list(proofs.iterdir()) == []

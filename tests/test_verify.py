@@ -10,14 +10,13 @@ import re
 import pytest
 
 from fcsurvey import known, verify
-from fcsurvey.cli import main
 from fcsurvey.known import ClaimError
 from fcsurvey.rules import PRESETS, preset
 from fcsurvey.solver import SOLVED, UNKNOWN, UNSOLVABLE, Limits
 from fcsurvey.store import Dataset, DealSet
 from fcsurvey.survey import SOLVER_ENV
 
-FAKE = "fake_solver:solve"
+from conftest import FAKE_SOLVER, cli
 
 
 def write_dataset(path, rules, deals, unsolvable=(), drop=(), statuses=None, limits=Limits(), min_cells=None,
@@ -262,13 +261,6 @@ def test_a_min_cells_claim_is_surveyed_with_difficulty(tmp_path, monkeypatch):
 
 # --- the command -------------------------------------------------------------------------------
 
-def cli(capsys, *args):
-    with pytest.raises(SystemExit) as stop:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return stop.value.code, out, err
-
-
 def test_verify_prints_the_table_and_writes_markdown(capsys, four_cells, tmp_path):
     report = tmp_path / "report.md"
     code, out, _ = cli(capsys, "verify", "--dataset", four_cells, "--report", report)
@@ -338,7 +330,7 @@ def test_foundation_return_on_the_eight_is_proved_both_ways(tmp_path):
 
 
 def test_a_solution_that_does_not_replay_is_no_proof(tmp_path, monkeypatch):
-    monkeypatch.setenv(SOLVER_ENV, FAKE)
+    monkeypatch.setenv(SOLVER_ENV, FAKE_SOLVER)
     explored = verify.explore_foundation_return((1, 11982, 97), cache=tmp_path, workers=1)
     by_deal = {e.deal: e for e in explored}
     assert not by_deal[1].proved and "invalid" in by_deal[1].replay

@@ -1,0 +1,52 @@
+"""When one solve gives up: the :class:`Limits` value and its error.
+
+The limits are pinned in every dataset's manifest, so the store and the known
+results need them; they live apart from :mod:`fcsurvey.solver` because
+importing that loads the compiled C core, which reading a dataset does not need.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Dict, Optional
+
+#: Positions one solve may store.  A stored position costs about 82 bytes
+#: (measured: 24-byte key, parent link, move, depth, hash slots, open-list
+#: entry, growth slack), so 10 million keep one solve under 1 GiB.  When the complete
+#: search runs out of room, the layered proof (README) holds up to four times as many at
+#: about 20 bytes each, within the same bound.
+DEFAULT_MAX_STATES = 10_000_000
+
+
+class SolverError(ValueError):
+    """A board or limit the solver cannot take.
+
+    Defined here with the limits, the first thing the solver refuses, so that
+    refusing a limit does not load the C core; :mod:`fcsurvey.solver` raises it
+    for boards and re-exports it.
+    """
+
+
+class LimitsError(SolverError):
+    """A limit the solver cannot take (a :class:`SolverError`, so callers catching that see it)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """When to give up: ``max_states`` stored positions or ``timeout`` seconds."""
+
+    max_states: int = DEFAULT_MAX_STATES
+    timeout: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        # bool is an int to Python, but True states is a typo, not a limit.
+        if isinstance(self.max_states, bool) or not isinstance(self.max_states, int) or self.max_states < 1:
+            raise LimitsError(f"max_states must be a positive integer, got {self.max_states!r}")
+        timeout = self.timeout
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not timeout > 0):
+            raise LimitsError(f"timeout must be positive seconds, got {timeout!r}")
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dataclasses.asdict(self)
