@@ -22,9 +22,9 @@ from .deals import Deal, deal as make_deal
 from .engine import Position, validate
 from .notation import parse_board
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules
-
-SOLVED, UNSOLVABLE, UNKNOWN = "solved", "unsolvable", "unknown"
-STATUSES = (SOLVED, UNSOLVABLE, UNKNOWN)
+# The status words and limit names live in schema.py; they are named here too, as callers
+# of the solver have long imported them from it.
+from .schema import SOLVED, STATES_LIMIT, TIME_LIMIT, UNKNOWN, UNSOLVABLE  # noqa: F401
 
 #: Positions one solve may store.  A stored position costs about 82 bytes
 #: (measured: 24-byte key, parent link, move, depth, hash slots, open-list
@@ -48,9 +48,6 @@ MAX_DEALT_COLUMN = 19
 SEARCH, PROOF = "search", "proof"
 PHASES = (SEARCH, PROOF)
 _PHASE_BITS = {SEARCH: _fccore.PHASE_SEARCH, PROOF: _fccore.PHASE_PROOF}
-#: The limits a solve names when it ends ``unknown`` for lack of room or time; the first is
-#: the one that hands the searches over to the proof.
-STATES_LIMIT, TIME_LIMIT = "states", "time"
 
 
 class SolverError(ValueError):
