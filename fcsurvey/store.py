@@ -368,12 +368,12 @@ def read(path: Path, columns: Optional[Sequence[str]] = None, deals: Optional[De
     """Dataset ``path`` as one table sorted by deal: every column or only ``columns``, every
     deal or only those of ``deals``.
 
-    Every chunk file is checked as it is read: one that cannot be read, that was made with
-    other rules, limits, deal generator or settings than the manifest's (a chunk copied in
-    from another dataset), or that holds a deal another file holds too, is a StoreError
-    naming it and saying how to repair the dataset, never a silent mix.  With ``deals``,
-    only the files named for some of them are opened, so a few deals of a huge dataset cost
-    a few files.
+    Every chunk file is checked: one that cannot be read, that was made with other rules,
+    limits, deal generator or settings than the manifest's (a chunk copied in from another
+    dataset), that holds deals outside those of its name, or that holds a deal another file
+    read holds too, is a StoreError naming it and saying how to repair the dataset, never
+    a silent mix.  With ``deals``, only the footers of the other files are read, so a few
+    deals of a huge dataset cost a few files' rows.
 
     The schema metadata is the dataset's (version, rules, limits, generator, settings),
     without the per-file run times.  A ``--difficulty`` dataset read whole gets a
@@ -384,15 +384,13 @@ def read(path: Path, columns: Optional[Sequence[str]] = None, deals: Optional[De
     chunks = _Chunks(manifest)
     wanted = list(chunks.schema.names if columns is None else columns)
     needed = wanted if "deal" in wanted else ["deal"] + wanted
-    files = chunk_files(path)
-    if deals is not None:
-        files = [f for f, (first, last) in ((f, _name_span(f)) for f in files)
-                 if any(lo <= last and hi >= first for lo, hi in deals.ranges)]
     pieces: List[Tuple[Path, pa.Table]] = []
-    for f in files:
+    for f in chunk_files(path):
         with chunks.open(f) as parquet:
             _check_named(f, _deal_span(parquet))
-            pieces.append((f, parquet.read(columns=needed)))
+            first, last = _name_span(f)
+            if deals is None or any(lo <= last and hi >= first for lo, hi in deals.ranges):
+                pieces.append((f, parquet.read(columns=needed)))
     table = (pa.concat_tables([t for _, t in pieces]).sort_by("deal") if pieces
              else chunks.schema.empty_table().select(needed))
     if table["deal"].null_count or _repeats(table["deal"]):

@@ -153,9 +153,10 @@ def read_rows(path: Path, deals: DealSet) -> pa.Table:
     """Deal, status, limit and error of the rows of ``deals`` in dataset ``path``, by deal,
     and the min_cells columns too if it is a ``--difficulty`` dataset.
 
-    The store reads only the chunk files that may hold the deals, so checking 32,000 deals
-    against a 10-million-deal dataset reads a few files, not the whole dataset, and checks
-    each file it reads (a corrupt, foreign or repeated chunk is a StoreError naming it).
+    The store reads the rows of only the chunk files that may hold the deals, so checking
+    32,000 deals against a 10-million-deal dataset reads a few files' rows, and the footer
+    of every file: a corrupt, foreign or misnamed chunk anywhere in the dataset is a
+    StoreError naming it, for the point is to say whether the dataset can be trusted.
     """
     schema = store.schema_for(store.read_manifest(path))
     columns = ROW_COLUMNS + [c for c in MIN_CELLS_COLUMNS if c in schema.names]
