@@ -4,8 +4,11 @@ A survey may be killed at any moment and rerun, so every file is written under a
 readers ignore (leading ``.``, trailing ``.tmp``), fsynced and renamed into place: a reader
 sees a chunk whole or not at all, and a rerun learns what is done just by listing the
 directory.  A manifest (``_fcsurvey.json``, ignored by pyarrow/pandas/DuckDB globs like
-any ``_`` file) pins the rules and limits, so results made under different conditions never
-mix.  One survey at a time may write a directory; it holds an advisory lock on it.
+any ``_`` file) pins the rules, limits and settings, and every chunk file records them too:
+reading or resuming a dataset checks each file against the manifest (and no deal may be in
+two files), so results made under different conditions never mix, even when files are
+copied between directories by hand.  One survey at a time may write a directory; it holds
+an advisory lock on it.  The row schema itself is schema.py's.
 """
 
 from __future__ import annotations
