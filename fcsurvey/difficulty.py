@@ -19,13 +19,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from .deals import deal as make_deal
 from .replay import validate
 from .rules import MAX_CELLS, Rules
-from .solver import (PROOF, SEARCH, SOLVED, STATES_LIMIT, TIME_LIMIT, UNKNOWN, UNSOLVABLE, Limits, Result,
-                     solve as solve_deal)
+from .schema import SOLVED, STATES_LIMIT, TIME_LIMIT, UNKNOWN, UNSOLVABLE
+from .solver import PROOF, SEARCH, Limits, Result, solve as solve_deal
 
 #: The effort fraction is log10(positions stored) / EFFORT_DIGITS.  The C core counts
 #: positions in 32 bits (fewer than 10^9.7), so the fraction stays below one.
@@ -185,9 +185,3 @@ def _attempt(solve: Solve, deal: int, rules: Rules, limits: Limits, attempts: Li
     attempts.append(attempt)
     return attempt
 
-
-def difficulty_columns(found: MinCells) -> Dict[str, Any]:
-    """The dataset columns of a ``--difficulty`` survey for one deal (see store.py)."""
-    return {"min_cells": found.min_cells, "min_cells_exact": found.exact,
-            "min_cells_limit": found.limit, "min_cells_states": found.states,
-            "difficulty": found.difficulty, "difficulty_ms": found.search_s * 1000.0}

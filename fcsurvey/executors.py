@@ -39,15 +39,15 @@ from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequ
 
 from multiprocessing_logging import MultiProcessingHandler
 
-from .difficulty import decide, difficulty_columns, min_cells
+from .difficulty import decide, min_cells
 from .rules import Rules
-from .solver import CHECKPOINT_EVERY_S, SOLVED, Limits, Result
+from .schema import Row, difficulty_columns, failed_row, result_row
+from .solver import CHECKPOINT_EVERY_S, Limits, Result
 
 #: Test hook: a worker that reaches this deal kills itself with SIGKILL, as a segfault or
 #: the OOM killer would, so tests can check that a survey survives a dying worker.
 CRASH_DEAL_ENV = "FCSURVEY_TEST_CRASH_DEAL"
 
-ERROR = "error"  # the status of a deal that got no verdict, beside the solver's three
 PACKAGE_LOGGER = "fcsurvey"
 SPAWN = multiprocessing.get_context("spawn")
 SHUTDOWN_GRACE_S = 2.0
@@ -62,8 +62,6 @@ LOCAL_HOST = "127.0.0.1"          # a local Dask cluster listens on loopback onl
 TUNABLES_ENV, HUGE_PAGES_TUNABLE = "GLIBC_TUNABLES", "glibc.malloc.hugetlb"
 
 log = logging.getLogger(__name__)
-
-Row = Dict[str, Any]
 
 
 class ExecutorError(ValueError):
@@ -123,22 +121,6 @@ def load_solver(path: str) -> Callable[..., Result]:
         return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as exc:
         raise ValueError(f"cannot load solver {path!r}: {exc}") from None
-
-
-def result_row(deal: int, result: Result, solutions: bool) -> Row:
-    """A dataset row for one verdict (the rule columns are the store's business)."""
-    solved = result.status == SOLVED
-    return {"deal": deal, "status": result.status,
-            "moves": result.moves if solved else None,
-            "atomic_moves": result.atomic_moves if solved else None,
-            "solution": result.solution if solved and solutions else None,
-            "states": result.states, "elapsed_ms": result.elapsed_s * 1000.0,
-            "limit": result.limit, "error": None}
-
-
-def failed_row(deal: int, reason: str) -> Row:
-    """A dataset row for a deal that got no verdict."""
-    return {"deal": deal, "status": ERROR, "error": reason}
 
 
 def solve_chunk(task: ChunkTask) -> List[Row]:

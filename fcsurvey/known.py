@@ -18,7 +18,7 @@ from typing import Dict, Iterable, List, Optional, Tuple, Union
 
 from .limits import DEFAULT_MAX_STATES
 from .rules import PRESETS, Rules, preset
-from .solver import SOLVED, UNSOLVABLE
+from .schema import SOLVED, UNSOLVABLE
 from .store import DealSet
 
 TIERS = ("quick", "standard", "full")

@@ -33,8 +33,9 @@ from .deals import deal as make_deal
 from .notation import structured
 from .replay import validate
 from .rules import Rules
-from .store import DIFFICULTY_RANK, read, read_manifest
-from .survey import STATUSES, summarize, summary_text
+from .schema import DIFFICULTY_RANK, SOLVED, STATUSES
+from .store import read, read_manifest
+from .survey import summarize, summary_text
 
 
 class ReportError(ValueError):
@@ -336,7 +337,7 @@ def write_report(path: Path, out_dir: Path) -> Path:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ReportError(f"cannot write the report into {out_dir}: {exc.strerror}") from None
-    solved = table.filter(pc.equal(table["status"], "solved"))
+    solved = table.filter(pc.equal(table["status"], SOLVED))
     moves = solved["moves"].drop_null().to_pylist()
     charts: List[Tuple[str, str]] = []  # (title, file name)
     difficulty = summary["difficulty"]

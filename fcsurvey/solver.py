@@ -24,9 +24,9 @@ from .limits import DEFAULT_MAX_STATES, Limits, LimitsError, SolverError  # noqa
 from .notation import parse_board
 from .replay import validate
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules
-
-SOLVED, UNSOLVABLE, UNKNOWN = "solved", "unsolvable", "unknown"
-STATUSES = (SOLVED, UNSOLVABLE, UNKNOWN)
+# The status words and limit names live in schema.py; they are named here too, as callers
+# of the solver have long imported them from it.
+from .schema import SOLVED, STATES_LIMIT, TIME_LIMIT, UNKNOWN, UNSOLVABLE  # noqa: F401
 
 #: A layered proof given a checkpoint directory saves its progress at most this often, so
 #: an interrupted one loses about ten minutes (more only where a save takes over 30 s: the C
@@ -43,9 +43,6 @@ MAX_DEALT_COLUMN = 19
 SEARCH, PROOF = "search", "proof"
 PHASES = (SEARCH, PROOF)
 _PHASE_BITS = {SEARCH: _fccore.PHASE_SEARCH, PROOF: _fccore.PHASE_PROOF}
-#: The limits a solve names when it ends ``unknown`` for lack of room or time; the first is
-#: the one that hands the searches over to the proof.
-STATES_LIMIT, TIME_LIMIT = "states", "time"
 
 
 class ReplayFailed(RuntimeError):

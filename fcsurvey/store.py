@@ -4,12 +4,16 @@ A survey may be killed at any moment and rerun, so every file is written under a
 readers ignore (leading ``.``, trailing ``.tmp``), fsynced and renamed into place: a reader
 sees a chunk whole or not at all, and a rerun learns what is done just by listing the
 directory.  A manifest (``_fcsurvey.json``, ignored by pyarrow/pandas/DuckDB globs like
-any ``_`` file) pins the rules and limits, so results made under different conditions never
-mix.  One survey at a time may write a directory; it holds an advisory lock on it.
+any ``_`` file) pins the rules, limits and settings, and every chunk file records them too:
+reading or resuming a dataset checks each file against the manifest (and no deal may be in
+two files), so results made under different conditions never mix, even when files are
+copied between directories by hand.  One survey at a time may write a directory; it holds
+an advisory lock on it.  The row schema itself is schema.py's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import fcntl
@@ -29,6 +33,7 @@ from . import __version__
 from .deals import GENERATOR_NAME
 from .rules import Rules
 from .limits import Limits
+from .schema import DIFFICULTY_RANK, SOLVED, arrow_schema, column_values
 
 MANIFEST = "_fcsurvey.json"
 MANIFEST_FORMAT = 1
@@ -40,48 +45,27 @@ CHUNK_NAME = "deals-{first:010d}-{last:010d}.parquet"
 CHUNK_PATTERN = re.compile(r"deals-(\d{10})-(\d{10})\.parquet")
 COMPRESSION = "zstd"
 
-SCHEMA = pa.schema([
-    ("deal", pa.uint64()),
-    ("variant", pa.string()),
-    ("cells", pa.uint8()),
-    ("foundation_return", pa.bool_()),
-    ("status", pa.string()),
-    ("moves", pa.uint16()),
-    ("atomic_moves", pa.uint16()),
-    ("solution", pa.string()),
-    ("states", pa.uint64()),
-    ("elapsed_ms", pa.float32()),
-    ("limit", pa.string()),
-    ("error", pa.string()),
-])
-
-#: Extra columns of a ``--difficulty`` survey (see difficulty.py); ``difficulty_rank``
-#: depends on the whole dataset, so :func:`read` derives it instead of storing it.
-DIFFICULTY_SCHEMA = pa.schema(list(SCHEMA) + [
-    ("min_cells", pa.uint8()),
-    ("min_cells_exact", pa.bool_()),
-    ("min_cells_limit", pa.string()),
-    ("min_cells_states", pa.uint64()),
-    ("difficulty", pa.float64()),
-    ("difficulty_ms", pa.float32()),
-])
-DIFFICULTY_RANK = "difficulty_rank"
+#: The Arrow schemas of a dataset's files, plain and ``--difficulty`` (columns in schema.py).
+SCHEMA = arrow_schema()
+DIFFICULTY_SCHEMA = arrow_schema(difficulty=True)
 #: Identity fields newer than manifest format 1, with what a manifest without them means.
+#: A manifest without ``solutions`` (fcsurvey 0.1.0) is told by its rows: see
+#: :func:`_stored_solutions`.
 IDENTITY_DEFAULTS = {"difficulty": False}
-
-#: Columns that repeat the dataset's rules on every row, so one file stands alone.
-RULE_COLUMNS = ("variant", "cells", "foundation_return")
 
 # Key-value metadata in each file's schema.
 META_VERSION = "fcsurvey.version"
 META_RULES = "fcsurvey.rules"
 META_LIMITS = "fcsurvey.limits"
 META_GENERATOR = "fcsurvey.generator"
+META_SOLUTIONS = "fcsurvey.solutions"    # "true" or "false"; files of fcsurvey 0.1.0 lack it
+META_DIFFICULTY = "fcsurvey.difficulty"  # the same; their columns tell
 META_RUN = "fcsurvey.run"  # per file: when its run started and when the file was written
 
 
 class StoreError(ValueError):
-    """An output directory that cannot be used: unwritable, busy, or holding other results."""
+    """A dataset that cannot be used: unwritable, busy, holding other results, or holding a
+    chunk file that is unreadable, made for another dataset, or repeating another's deals."""
 
 
 class DealSet:
@@ -153,10 +137,10 @@ class DealSet:
         return f"DealSet({str(self)!r})"
 
 
-def identity(rules: Rules, limits: Limits, difficulty: bool = False) -> Dict[str, Any]:
+def identity(rules: Rules, limits: "Limits", difficulty: bool = False, solutions: bool = True) -> Dict[str, Any]:
     """What must match for two runs' results to share one dataset."""
     return {"rules": rules.to_dict(), "limits": dataclasses.asdict(limits), "generator": GENERATOR_NAME,
-            "difficulty": difficulty}
+            "difficulty": difficulty, "solutions": solutions}
 
 
 def schema_for(manifest: Mapping[str, Any]) -> pa.Schema:
@@ -187,6 +171,17 @@ def temp_files(path: Path) -> List[Path]:
     return [Path(path) / n for n in names if n.startswith(TEMP_PREFIX) and n.endswith(TEMP_SUFFIX)]
 
 
+def datasets_under(root: Path) -> List[Path]:
+    """Every dataset directory below ``root`` (not looking inside datasets)."""
+    found = []
+    for directory, subdirs, files in os.walk(root):
+        if MANIFEST in files:
+            found.append(Path(directory))
+            subdirs.clear()
+        subdirs.sort()
+    return found
+
+
 def read_manifest(path: Path) -> Dict[str, Any]:
     """The manifest of dataset ``path``; StoreError if there is none."""
     try:
@@ -204,40 +199,243 @@ def read_manifest(path: Path) -> Dict[str, Any]:
 
 def schema_metadata(manifest: Mapping[str, Any]) -> Dict[str, str]:
     """The key-value metadata every file of the dataset carries."""
-    return {
+    metadata = {
         META_VERSION: manifest["fcsurvey_version"],
         META_RULES: Rules.from_dict(manifest["rules"]).to_json(),
         META_LIMITS: json.dumps(manifest["limits"], sort_keys=True),
         META_GENERATOR: manifest["generator"],
+        META_DIFFICULTY: json.dumps(bool(manifest.get("difficulty", IDENTITY_DEFAULTS["difficulty"]))),
     }
+    if "solutions" in manifest:
+        metadata[META_SOLUTIONS] = json.dumps(manifest["solutions"])
+    return metadata
 
 
-def read(path: Path) -> pa.Table:
-    """The whole dataset at ``path`` as one table sorted by deal.
+# --- reading chunk files, each checked ------------------------------------------------------
 
-    The schema metadata is the dataset's (version, rules, limits, generator), without the
-    per-file run times.  A ``--difficulty`` dataset gets a ``difficulty_rank`` column too.
+#: How to repair a dataset holding a bad chunk file, said by every error about one.
+REPAIR = "delete it and rerun the survey, which solves its deals again"
+SHOWN_RANGES = 3  # ranges of repeated deals an error names
+
+
+def _rules_fields(data: Any) -> Any:
+    """Rules as the value of every field (defaults filled in), or ``data`` as it is when it
+    is no rule set, so that it still shows in a difference."""
+    try:
+        return Rules.from_dict(data).to_dict()
+    except (TypeError, ValueError):
+        return data
+
+
+def _expected(manifest: Mapping[str, Any]) -> Dict[str, Any]:
+    """What every chunk file of the dataset of ``manifest`` must say about itself."""
+    return {"rules": _rules_fields(manifest["rules"]), "limits": manifest["limits"],
+            "generator": manifest["generator"],
+            "difficulty": bool(manifest.get("difficulty", IDENTITY_DEFAULTS["difficulty"])),
+            "solutions": manifest.get("solutions")}
+
+
+def _declared(schema: pa.Schema) -> Dict[str, Any]:
+    """What a chunk file says about itself in its schema metadata; ``None`` for what it does
+    not say.  Files of fcsurvey 0.1.0 do not say ``difficulty`` (their columns do) nor
+    ``solutions``."""
+    metadata = {k.decode(errors="replace"): v.decode(errors="replace") for k, v in (schema.metadata or {}).items()}
+
+    def field(key: str) -> Any:
+        text = metadata.get(key)
+        try:
+            return None if text is None else json.loads(text)
+        except ValueError:
+            return text
+    return {"rules": _rules_fields(field(META_RULES)), "limits": field(META_LIMITS),
+            "generator": metadata.get(META_GENERATOR),
+            "difficulty": field(META_DIFFICULTY) if META_DIFFICULTY in metadata else "min_cells" in schema.names,
+            "solutions": field(META_SOLUTIONS)}
+
+
+def _column_differences(found: pa.Schema, wanted: pa.Schema) -> List[str]:
+    types = {f.name: f.type for f in found}
+    out = [f"no {f.name} column" if f.name not in types else f"{f.name} is {types[f.name]}, not {f.type}"
+           for f in wanted if types.get(f.name) != f.type]
+    return out + [f"an extra {name} column" for name in types if name not in wanted.names]
+
+
+class _Chunks:
+    """Opens the chunk files of the dataset of ``manifest``, each only once its footer shows
+    that it belongs there: the rules, limits, deal generator and settings it records are the
+    manifest's, and its columns the dataset's."""
+
+    def __init__(self, manifest: Mapping[str, Any]) -> None:
+        self.expected = _expected(manifest)
+        self.schema = schema_for(manifest)
+        # What is wrong with a footer ("" for nothing), by what it records: the files of a
+        # dataset share a few, so each is judged once however many files there are.
+        self._judged: Dict[Any, str] = {}
+
+    @contextlib.contextmanager
+    def open(self, f: Path) -> Iterator[pq.ParquetFile]:
+        """Chunk file ``f``, checked.  Whatever cannot be read in it, footer or data, is a
+        StoreError naming it."""
+        try:
+            with pq.ParquetFile(f) as parquet:
+                schema = parquet.schema_arrow
+                key = (tuple(sorted((k, v) for k, v in (schema.metadata or {}).items() if k != META_RUN.encode())),
+                       schema.remove_metadata())
+                if key not in self._judged:
+                    self._judged[key] = self._problem(schema)
+                if self._judged[key]:
+                    raise StoreError(f"chunk file {f} {self._judged[key]}; {REPAIR}")
+                yield parquet
+        except (OSError, pa.ArrowException) as exc:
+            raise _unreadable(f, exc) from None
+
+    def _problem(self, schema: pa.Schema) -> str:
+        expected, declared = dict(self.expected), _declared(schema)
+        if expected["solutions"] is None or declared["solutions"] is None:  # not recorded: not known to differ
+            del expected["solutions"], declared["solutions"]
+        diffs = _differences(expected, declared, names=("dataset", "chunk"))
+        if diffs:
+            return f"was made for another dataset ({'; '.join(diffs)})"
+        columns = _column_differences(schema.remove_metadata(), self.schema)
+        return f"does not have the dataset's columns ({'; '.join(columns)})" if columns else ""
+
+
+def _unreadable(f: Path, exc: BaseException) -> StoreError:
+    reason = " ".join(str(getattr(exc, "strerror", None) or exc).split())  # one line, whatever pyarrow says
+    return StoreError(f"chunk file {f} is unreadable ({reason}); {REPAIR}")
+
+
+def _name_span(f: Path) -> Tuple[int, int]:
+    """The first and last deal chunk file ``f`` is named for."""
+    first, last = CHUNK_PATTERN.fullmatch(f.name).groups()  # type: ignore[union-attr]
+    return int(first), int(last)
+
+
+def _deal_span(parquet: pq.ParquetFile) -> Optional[Tuple[int, int]]:
+    """The lowest and highest deal of a chunk file by its footer's statistics, without
+    reading its rows; ``None`` where they are missing."""
+    column, span = parquet.schema_arrow.get_field_index("deal"), None
+    for group in range(parquet.metadata.num_row_groups):
+        stats = parquet.metadata.row_group(group).column(column).statistics
+        if stats is None or not stats.has_min_max:
+            return None
+        span = (stats.min, stats.max) if span is None else (min(span[0], stats.min), max(span[1], stats.max))
+    return span
+
+
+def _check_named(f: Path, span: Optional[Tuple[int, int]]) -> None:
+    """StoreError if chunk file ``f`` holds deals outside those it is named for, where its
+    footer tells: readers choose files by name, so such a file would hide its deals."""
+    first, last = _name_span(f)
+    if span is not None and (span[0] < first or span[1] > last):
+        raise StoreError(f"chunk file {f} holds deals {span[0]}-{span[1]}, not only the {first}-{last} of its "
+                         f"name; {REPAIR}")
+
+
+def _deal_set(f: Path, deals: pa.ChunkedArray) -> DealSet:
+    """The deals of chunk file ``f`` (its deal column); StoreError if one is there twice."""
+    if deals.null_count:
+        raise StoreError(f"chunk file {f} has rows without a deal number; {REPAIR}")
+    numbers = sorted(deals.to_pylist())
+    twice = next((a for a, b in zip(numbers, numbers[1:]) if a == b), None)
+    if twice is not None:
+        raise StoreError(f"chunk file {f} holds deal {twice} more than once; {REPAIR}")
+    return DealSet.from_sorted(numbers)
+
+
+def _check_disjoint(chunks: Sequence[Tuple[Path, DealSet]]) -> None:
+    """StoreError naming two chunk files that hold the same deal: a file copied under another
+    name, or left by another run, is reported rather than read twice."""
+    reach, owner = 0, -1  # the highest deal seen, and the chunk holding it
+    for lo, hi, i in sorted((lo, hi, i) for i, (_, deals) in enumerate(chunks) for lo, hi in deals.ranges):
+        if lo <= reach:
+            (first, theirs), (second, ours) = chunks[owner], chunks[i]
+            both = theirs - (theirs - ours)
+            shown = str(DealSet(both.ranges[:SHOWN_RANGES])) + (", ..." if len(both.ranges) > SHOWN_RANGES else "")
+            raise StoreError(f"chunk files {first} and {second} both hold deals {shown} ({len(both):,} deals); "
+                             f"one of them is a copy or was left by another run: delete the one that does "
+                             f"not belong (if unsure, both, and rerun the survey to solve their deals again)")
+        if hi > reach:
+            reach, owner = hi, i
+
+
+def _repeats(deals: pa.ChunkedArray) -> bool:
+    """Whether the ascending ``deals`` hold a number twice."""
+    numbers = deals.combine_chunks()
+    return len(numbers) > 1 and pc.any(pc.equal(numbers.slice(1), numbers.slice(0, len(numbers) - 1))).as_py()
+
+
+def read(path: Path, columns: Optional[Sequence[str]] = None, deals: Optional[DealSet] = None) -> pa.Table:
+    """Dataset ``path`` as one table sorted by deal: every column or only ``columns``, every
+    deal or only those of ``deals``.
+
+    Every chunk file is checked: one that cannot be read, that was made with other rules,
+    limits, deal generator or settings than the manifest's (a chunk copied in from another
+    dataset), that holds deals outside those of its name, or that holds a deal another file
+    read holds too, is a StoreError naming it and saying how to repair the dataset, never
+    a silent mix.  With ``deals``, only the footers of the other files are read, so a few
+    deals of a huge dataset cost a few files' rows.
+
+    The schema metadata is the dataset's (version, rules, limits, generator, settings),
+    without the per-file run times.  A ``--difficulty`` dataset read whole gets a
+    ``difficulty_rank`` column too (it ranks the whole dataset).
     """
+    path = Path(path)
     manifest = read_manifest(path)
-    files = chunk_files(path)
-    schema = schema_for(manifest)
-    table = (pq.read_table([str(f) for f in files], schema=schema).sort_by("deal")
-             if files else schema.empty_table())
-    if manifest.get("difficulty"):
+    chunks = _Chunks(manifest)
+    wanted = list(chunks.schema.names if columns is None else columns)
+    needed = wanted if "deal" in wanted else ["deal"] + wanted
+    pieces: List[Tuple[Path, pa.Table]] = []
+    for f in chunk_files(path):
+        with chunks.open(f) as parquet:
+            _check_named(f, _deal_span(parquet))
+            first, last = _name_span(f)
+            if deals is None or any(lo <= last and hi >= first for lo, hi in deals.ranges):
+                pieces.append((f, parquet.read(columns=needed)))
+    table = (pa.concat_tables([t for _, t in pieces]).sort_by("deal") if pieces
+             else chunks.schema.empty_table().select(needed))
+    if table["deal"].null_count or _repeats(table["deal"]):
+        _check_disjoint([(f, _deal_set(f, t["deal"])) for f, t in pieces])
+    if deals is not None:
+        inside = None
+        for lo, hi in deals.ranges:
+            here = pc.and_(pc.greater_equal(table["deal"], lo), pc.less_equal(table["deal"], hi))
+            inside = here if inside is None else pc.or_(inside, here)
+        table = table.filter(inside) if inside is not None else table.slice(0, 0)
+    table = table.select(wanted)
+    if columns is None and deals is None and manifest.get("difficulty"):
         table = table.append_column(DIFFICULTY_RANK, difficulty_rank(table["difficulty"]))
     return table.replace_schema_metadata(schema_metadata(manifest))
 
 
 def chunk_runs(path: Path) -> List[Tuple[float, float]]:
     """(run started, file written) Unix times of every chunk file, for wall-time accounting."""
-    runs = []
+    chunks, runs = _Chunks(read_manifest(path)), []
     for f in chunk_files(path):
-        meta = pq.read_metadata(f).metadata or {}
-        run = json.loads(meta.get(META_RUN.encode(), b"{}"))
+        with chunks.open(f) as parquet:
+            run = json.loads((parquet.metadata.metadata or {}).get(META_RUN.encode(), b"{}"))
         if "started" in run and "written" in run:
             runs.append((run["started"], run["written"]))
     return runs
 
+
+def _stored_solutions(path: Path) -> Optional[bool]:
+    """Whether the rows of a dataset whose manifest does not say (fcsurvey 0.1.0's) keep
+    their solutions: yes if one row has one, no if a solved deal has none, ``None`` while no
+    solved deal tells."""
+    for f in chunk_files(path):
+        try:
+            table = pq.read_table(f, columns=["status", "solution"])
+        except (OSError, pa.ArrowException) as exc:
+            raise _unreadable(f, exc) from None
+        if table["solution"].null_count < len(table):
+            return True
+        if pc.any(pc.equal(table["status"], SOLVED)).as_py():
+            return False
+    return None
+
+
+# --- writing ----------------------------------------------------------------------------------
 
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
@@ -262,15 +460,16 @@ def _write_atomically(final: Path, write: Any) -> None:
     _fsync_dir(final.parent)
 
 
-def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> List[str]:
-    """``rules.cells: 4 here, 3 asked`` lines for every field that differs."""
+def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "",
+                 names: Tuple[str, str] = ("dataset", "asked")) -> List[str]:
+    """``rules.cells 4 (dataset) vs 3 (asked)`` lines for every field that differs."""
     out = []
     for key in sorted(set(old) | set(new)):
         a, b = old.get(key), new.get(key)
         if isinstance(a, dict) and isinstance(b, dict):
-            out += _differences(a, b, f"{prefix}{key}.")
+            out += _differences(a, b, f"{prefix}{key}.", names)
         elif a != b:
-            out.append(f"{prefix}{key} {json.dumps(a)} (dataset) vs {json.dumps(b)} (asked)")
+            out.append(f"{prefix}{key} {json.dumps(a)} ({names[0]}) vs {json.dumps(b)} ({names[1]})")
     return out
 
 
@@ -278,7 +477,8 @@ class Dataset:
     """An output directory opened for writing one survey's chunks.
 
     Opening it takes the directory's lock, clears temp files left by a killed run, and
-    checks or creates the manifest; all of that happens before any deal is solved.
+    checks the manifest and the chunk files already there (see :meth:`done`); all of that
+    happens before any deal is solved.
     """
 
     def __init__(self, path: Path, lock_fd: int, manifest: Dict[str, Any]) -> None:
@@ -291,14 +491,18 @@ class Dataset:
         self._metadata = schema_metadata(manifest)
 
     @classmethod
-    def open(cls, path: Path, rules: Rules, limits: Limits, requested: DealSet, *,
-             force_new: bool = False, difficulty: bool = False) -> "Dataset":
+    def open(cls, path: Path, rules: Rules, limits: "Limits", requested: DealSet, *,
+             force_new: bool = False, difficulty: bool = False, solutions: bool = True,
+             defer_manifest: bool = False) -> "Dataset":
         """Open (creating if needed) the dataset at ``path`` for results under ``rules`` and
         ``limits``, adding ``requested`` to the deals it is meant to cover; ``difficulty``
-        datasets also hold the columns of DIFFICULTY_SCHEMA.
+        datasets also hold the columns of DIFFICULTY_SCHEMA, and ``solutions`` says whether
+        rows keep their solutions.
 
         A directory holding results made with other rules or limits, or in the other mode,
-        is refused unless ``force_new``, which deletes those results first.
+        is refused unless ``force_new``, which deletes those results first.  The manifest is
+        written now, or with ``defer_manifest`` only by :meth:`write_manifest`: a survey
+        whose workers never start then leaves no trace that would refuse the next one.
         """
         path = Path(path)
         try:
@@ -314,8 +518,11 @@ class Dataset:
                 raise StoreError(f"another survey is writing to {path}; wait for it or stop it") from None
             raise
         try:
-            return cls(path, lock_fd, cls._prepare(path, identity(rules, limits, difficulty), requested,
-                                                   force_new))
+            dataset = cls(path, lock_fd, cls._prepare(path, identity(rules, limits, difficulty, solutions),
+                                                      requested, force_new))
+            if not defer_manifest:
+                dataset.write_manifest()
+            return dataset
         except BaseException:
             os.close(lock_fd)
             raise
@@ -323,6 +530,14 @@ class Dataset:
     @staticmethod
     def _prepare(path: Path, wanted: Dict[str, Any], requested: DealSet,
                  force_new: bool) -> Dict[str, Any]:
+        """The manifest the dataset is to have, once the directory is checked writable and
+        the one there (if any) agrees with ``wanted``."""
+        probe = path / f"{TEMP_PREFIX}{MANIFEST}{TEMP_SUFFIX}"
+        try:
+            probe.touch()
+            probe.unlink()
+        except OSError as exc:
+            raise StoreError(f"cannot write to {path}: {exc.strerror}") from None
         if force_new:
             for f in chunk_files(path):
                 f.unlink()
@@ -332,7 +547,11 @@ class Dataset:
             f.unlink()
         if (path / MANIFEST).exists():
             manifest = read_manifest(path)
-            diffs = _differences({k: manifest.get(k, IDENTITY_DEFAULTS.get(k)) for k in wanted}, wanted)
+            recorded = {k: manifest.get(k, IDENTITY_DEFAULTS.get(k)) for k in wanted}
+            if "solutions" not in manifest:  # fcsurvey 0.1.0 did not record it: the rows tell
+                stored = _stored_solutions(path)
+                recorded["solutions"] = wanted["solutions"] if stored is None else stored
+            diffs = _differences(recorded, wanted)
             if diffs:
                 raise StoreError(f"{path} holds results made with other rules or limits "
                                  f"({'; '.join(diffs)}); use --force-new to delete them and start "
@@ -341,42 +560,43 @@ class Dataset:
         elif chunk_files(path):
             raise StoreError(f"{path} holds chunk files but no {MANIFEST}, so their rules are "
                              f"unknown; use --force-new to delete them, or choose another --out")
-        manifest = {"format": MANIFEST_FORMAT, "fcsurvey_version": __version__, **wanted,
-                    "requested": [list(r) for r in requested.ranges]}
-        text = json.dumps(manifest, indent=1, sort_keys=True).encode()
+        return {"format": MANIFEST_FORMAT, "fcsurvey_version": __version__, **wanted,
+                "requested": [list(r) for r in requested.ranges]}
+
+    def write_manifest(self) -> None:
+        """Write the manifest, atomically: from then on the directory is this dataset's."""
+        text = json.dumps(self.manifest, indent=1, sort_keys=True).encode()
         try:
-            _write_atomically(path / MANIFEST, lambda f: f.write(text))
+            _write_atomically(self.path / MANIFEST, lambda f: f.write(text))
         except OSError as exc:
-            raise StoreError(f"cannot write to {path}: {exc.strerror}") from None
-        return manifest
+            raise StoreError(f"cannot write to {self.path}: {exc.strerror}") from None
 
     def done(self) -> DealSet:
         """Every deal already in a finished chunk file, whatever chunk size made it.
 
-        A file named ``deals-A-B`` holding B - A + 1 rows holds A..B; only other files
-        (from comma lists or gap-filling reruns) need their deal column read.
+        Each file is checked as :func:`read` checks it (readable, made for this dataset, no
+        deal in two files).  A file whose footer says it holds B - A + 1 rows from deal A to
+        deal B holds A..B; only other files (from comma lists or gap-filling reruns) need
+        their deal column read.
         """
-        ranges: List[Tuple[int, int]] = []
+        checked, held = _Chunks(self.manifest), []
         for f in chunk_files(self.path):
-            first, last = (int(g) for g in CHUNK_PATTERN.fullmatch(f.name).groups())  # type: ignore[union-attr]
-            try:
-                if pq.read_metadata(f).num_rows == last - first + 1:
-                    ranges.append((first, last))
+            with checked.open(f) as parquet:
+                span = _deal_span(parquet)
+                _check_named(f, span)
+                if span is not None and parquet.metadata.num_rows == span[1] - span[0] + 1:
+                    held.append((f, DealSet([span])))
                 else:
-                    ranges += DealSet.from_sorted(pq.read_table(f, columns=["deal"])["deal"].to_pylist()).ranges
-            except (OSError, pa.ArrowException) as exc:
-                raise StoreError(f"chunk file {f} is unreadable ({exc}); delete it and rerun") from None
-        return DealSet(ranges)
+                    held.append((f, _deal_set(f, parquet.read(columns=["deal"])["deal"])))
+        _check_disjoint(held)
+        return DealSet(r for _, deals in held for r in deals.ranges)
 
     def write_chunk(self, rows: Sequence[Mapping[str, Any]], run_started: float) -> Path:
         """Write one chunk's rows (a dict per deal, rule columns left out) atomically."""
         rows = sorted(rows, key=lambda r: r["deal"])
-        constants = {"variant": self.rules.variant, "cells": self.rules.cells,
-                     "foundation_return": self.rules.foundation_return}
-        columns = {name: [constants[name]] * len(rows) if name in RULE_COLUMNS
-                   else [r.get(name) for r in rows] for name in self.schema.names}
         run = json.dumps({"started": run_started, "written": time.time()})
-        table = pa.table(columns, schema=self.schema).replace_schema_metadata({**self._metadata, META_RUN: run})
+        table = pa.table(column_values(rows, self.rules, self.schema.names),
+                         schema=self.schema).replace_schema_metadata({**self._metadata, META_RUN: run})
         final = self.path / CHUNK_NAME.format(first=rows[0]["deal"], last=rows[-1]["deal"])
         _write_atomically(final, lambda f: pq.write_table(table, f, compression=COMPRESSION))
         return final

@@ -30,11 +30,12 @@ import pyarrow.compute as pc
 from tqdm import tqdm
 
 from .deals import DealError, check_deal_number
-from .executors import (ERROR, PACKAGE_LOGGER, ChunkSink, ChunkTask, ChunkWritten, Executor, LocalPool,
-                        Row, SharedLogHandler, TaskFailed, failed_row, load_solver)
+from .executors import (PACKAGE_LOGGER, ChunkSink, ChunkTask, ChunkWritten, Executor, LocalPool,
+                        SharedLogHandler, TaskFailed, load_solver)
 from .rules import PRESETS, Rules
-from .solver import CHECKPOINT_EVERY_S, DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits
-from .store import DIFFICULTY_RANK, PROOFS, Dataset, DealSet, chunk_runs, read, read_manifest
+from .schema import DIFFICULTY_RANK, ERROR, SOLVED, STATUSES, UNKNOWN, UNSOLVABLE, Row, failed_row
+from .solver import CHECKPOINT_EVERY_S, DEFAULT_MAX_STATES, Limits
+from .store import PROOFS, Dataset, DealSet, chunk_runs, read, read_manifest
 
 DEFAULT_CHUNK_SIZE = 500  # ~1 s of work per chunk: smooth progress, few files (64 for 1-32000)
 DEFAULT_SOLVER = "fcsurvey.solver:solve"
@@ -44,7 +45,6 @@ RESULTS_DIR = Path("results")
 PLAIN_PROGRESS_EVERY = 10  # chunks between progress lines when stderr is not a terminal
 LIST_LIMIT = 50            # deals or gaps listed in a summary before "and N more"
 HARDEST_SHOWN = 10         # hardest deals a summary of a --difficulty survey names
-STATUSES = (SOLVED, UNSOLVABLE, UNKNOWN, ERROR)
 
 log = logging.getLogger(__name__)
 
@@ -340,7 +340,7 @@ class Survey:
         self.chunk_size, self.solutions, self.difficulty = chunk_size, solutions, difficulty
         self.checkpoint_every = checkpoint_every
         self.dataset = Dataset.open(Path(out), rules, limits, deals, force_new=force_new,
-                                    difficulty=difficulty)
+                                    difficulty=difficulty, solutions=solutions, defer_manifest=True)
         self.out = self.dataset.path
         try:
             self.pending = deals - self.dataset.done()
@@ -369,6 +369,7 @@ class Survey:
         running: Dict[Hashable, _Job] = {}
         keys = itertools.count()
         try:
+            self.dataset.write_manifest()  # only now that the executor has started
             with executor or LocalPool(self.workers) as pool:
                 sink = ChunkSink(str(self.out.absolute()), started) if pool.writes_chunks else None
                 proofs = str(self.out.absolute() / PROOFS)

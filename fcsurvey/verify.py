@@ -11,7 +11,6 @@ proofs whatever limits produced them, so limits never decide which dataset may b
 from __future__ import annotations
 
 import math
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,6 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from . import known, store
 from .deals import GENERATOR_NAME, deal as make_deal
@@ -29,8 +27,9 @@ from .known import (FREECELL, FULL, QUICK, STANDARD, TIERS, Claim, ClaimError, C
 from .notation import format_solution, parse_solution
 from .replay import validate
 from .rules import Rules
-from .solver import SOLVED, UNSOLVABLE, Limits
-from .store import CHUNK_PATTERN, DealSet
+from .schema import SOLVED, UNSOLVABLE
+from .solver import Limits
+from .store import DealSet
 from .survey import DEFAULT_CHUNK_SIZE, RESULTS_DIR, Progress, Survey, default_out, default_workers
 
 CACHE_DIR = RESULTS_DIR / "verify"
@@ -150,40 +149,18 @@ def select(tier: Optional[str], claim_ids: Sequence[str], datasets: Sequence[Pat
     return tasks
 
 
-def datasets_under(root: Path) -> List[Path]:
-    """Every dataset directory below ``root`` (not looking inside datasets)."""
-    found = []
-    for directory, subdirs, files in os.walk(root):
-        if store.MANIFEST in files:
-            found.append(Path(directory))
-            subdirs.clear()
-        subdirs.sort()
-    return found
-
-
 def read_rows(path: Path, deals: DealSet) -> pa.Table:
     """Deal, status, limit and error of the rows of ``deals`` in dataset ``path``, by deal,
     and the min_cells columns too if it is a ``--difficulty`` dataset.
 
-    Only the chunk files whose span meets the deals are opened, so checking 32,000 deals
-    against a 10-million-deal dataset reads a few files, not the whole dataset.
+    The store reads the rows of only the chunk files that may hold the deals, so checking
+    32,000 deals against a 10-million-deal dataset reads a few files' rows, and the footer
+    of every file: a corrupt, foreign or misnamed chunk anywhere in the dataset is a
+    StoreError naming it, for the point is to say whether the dataset can be trusted.
     """
     schema = store.schema_for(store.read_manifest(path))
     columns = ROW_COLUMNS + [c for c in MIN_CELLS_COLUMNS if c in schema.names]
-    lo, hi = deals.ranges[0][0], deals.ranges[-1][1]
-    files = []
-    for f in store.chunk_files(path):
-        first, last = (int(g) for g in CHUNK_PATTERN.fullmatch(f.name).groups())  # type: ignore[union-attr]
-        if first <= hi and last >= lo:
-            files.append(str(f))
-    if not files:
-        return schema.empty_table().select(columns)
-    table = pq.read_table(files, columns=columns, schema=schema)
-    inside = None
-    for a, b in deals.ranges:
-        here = pc.and_(pc.greater_equal(table["deal"], a), pc.less_equal(table["deal"], b))
-        inside = here if inside is None else pc.or_(inside, here)
-    return table.filter(inside).sort_by("deal")
+    return store.read(path, columns=columns, deals=deals)
 
 
 def _decided(rows: pa.Table) -> pa.Array:
@@ -209,7 +186,7 @@ def find_dataset(claim: Claim, roots: Sequence[Path]) -> Optional[Tuple[Path, pa
     """A dataset under ``roots`` with the claim's rules that decides every deal of the
     claim (and proves its min_cells if the claim is about them), with those rows."""
     for root in roots:
-        for path in datasets_under(root):
+        for path in store.datasets_under(root):
             try:
                 info = DatasetInfo.read(path)
             except (store.StoreError, ClaimError):
@@ -326,19 +303,15 @@ def _compare_min_cells(e: MinCellsCounts, rows: pa.Table, problems: List[str]) -
 
 
 def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[float] = None) -> Outcome:
-    """Judge ``claim`` on ``rows`` (from :func:`read_rows`).  A deal that is missing, has no
-    verdict, or has two verdicts fails the claim by name: never a silent pass."""
+    """Judge ``claim`` on ``rows`` (from :func:`read_rows`, one a deal: the store refuses a
+    dataset that holds a deal twice).  A deal that is missing or has no verdict fails the
+    claim by name: never a silent pass."""
     problems = []
-    present = pc.unique(rows["deal"])
+    present = rows["deal"]
     if len(present) < len(claim.deals):
         missing = claim.deals - DealSet.from_sorted(present.to_pylist())
         shown = missing if len(missing.ranges) <= NAMED else f"{DealSet(missing.ranges[:NAMED])} and more"
         problems.append(f"missing from the dataset ({len(missing):,} deals): {shown}")
-    if len(rows) > len(present):
-        counts = rows.group_by("deal").aggregate([("status", "count_distinct")])
-        twice = counts.filter(pc.greater(counts["status_count_distinct"], 1))["deal"].to_pylist()
-        if twice:
-            problems.append(f"{len(twice):,} deals with conflicting verdicts: {_named(sorted(twice))}")
     undecided = _undecided(rows)
     for row in undecided.slice(0, NAMED).to_pylist():
         why = row["limit"] and f"{row['limit']} limit" or row["error"] or "no reason given"
