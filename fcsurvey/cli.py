@@ -16,7 +16,8 @@ import click
 
 from . import __version__
 from .cards import card_text
-from .deals import DealError, check_deal_number, deal as make_deal
+from .deals import deal as make_deal
+from .dealset import DealError, check_deal_number, requested_deals
 from .engine import Position, validate, walk
 from .executors import DaskExecutor, ExecutorError, import_distributed
 from .notation import NotationError, format_board, format_solution, parse_board, parse_solution
@@ -26,8 +27,8 @@ from .solver import (DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits, So
 from .known import CLAIMS, TIERS, ClaimError
 from .report import FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError
-from .survey import (DEFAULT_CHUNK_SIZE, Survey, SurveyError, console_progress, default_out,
-                     requested_deals, setup_logging, summarize, summary_text)
+from .survey import (DEFAULT_CHUNK_SIZE, Survey, SurveyError, console_progress, default_out, setup_logging,
+                     summarize, summary_text)
 from .verify import (CACHE_DIR, EXPLORATIONS, check_all, claims_text, explore_deals,
                      explore_foundation_return, explore_markdown, explore_text, select, table_markdown,
                      table_text)

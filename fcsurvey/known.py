@@ -18,7 +18,7 @@ from typing import Dict, Iterable, List, Optional, Tuple, Union
 
 from .rules import PRESETS, Rules, preset
 from .solver import DEFAULT_MAX_STATES, SOLVED, UNSOLVABLE
-from .store import DealSet
+from .dealset import DealSet
 
 TIERS = ("quick", "standard", "full")
 QUICK, STANDARD, FULL = TIERS

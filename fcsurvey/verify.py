@@ -30,7 +30,8 @@ from .known import (FREECELL, FULL, QUICK, STANDARD, TIERS, Claim, ClaimError, C
 from .notation import format_solution, parse_solution
 from .rules import Rules
 from .solver import SOLVED, UNSOLVABLE, Limits
-from .store import CHUNK_PATTERN, DealSet
+from .dealset import DealSet
+from .store import CHUNK_PATTERN
 from .survey import DEFAULT_CHUNK_SIZE, RESULTS_DIR, Progress, Survey, default_out, default_workers
 
 CACHE_DIR = RESULTS_DIR / "verify"

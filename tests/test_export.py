@@ -14,6 +14,7 @@ import pytest
 from fcsurvey import store
 from fcsurvey.cli import main
 from fcsurvey.deals import deal as make_deal
+from fcsurvey.dealset import parse_deals
 from fcsurvey.engine import validate
 from fcsurvey.known import UNSOLVABLE_3_CELLS
 from fcsurvey.notation import parse_solution
@@ -21,7 +22,7 @@ from fcsurvey.report import MATPLOTLIB_HINT, REPORT_PAGE, ReportError, export, p
 from fcsurvey.rules import PRESETS, Rules
 from fcsurvey.store import Dataset, DealSet
 from fcsurvey.solver import Limits, solve
-from fcsurvey.survey import Survey, parse_deals
+from fcsurvey.survey import Survey
 
 FREECELL = PRESETS["freecell"]
 SHIPPED = Path(__file__).parent.parent / "results" / "ms-freecell-1-32000"
