@@ -255,13 +255,16 @@ class Dataset:
     @staticmethod
     def _prepare(path: Path, wanted: Dict[str, Any], requested: DealSet,
                  force_new: bool) -> Dict[str, Any]:
-        if force_new:
-            for f in chunk_files(path):
+        try:
+            if force_new:
+                for f in chunk_files(path):
+                    f.unlink()
+                shutil.rmtree(path / PROOFS, ignore_errors=True)
+                (path / MANIFEST).unlink(missing_ok=True)
+            for f in temp_files(path):
                 f.unlink()
-            shutil.rmtree(path / PROOFS, ignore_errors=True)
-            (path / MANIFEST).unlink(missing_ok=True)
-        for f in temp_files(path):
-            f.unlink()
+        except OSError as exc:
+            raise StoreError(f"cannot delete the old files in {path}: {exc.strerror}") from None
         if (path / MANIFEST).exists():
             manifest = read_manifest(path)
             diffs = _differences({k: manifest.get(k, IDENTITY_DEFAULTS.get(k)) for k in wanted}, wanted)
@@ -310,7 +313,11 @@ class Dataset:
         run = json.dumps({"started": run_started, "written": time.time()})
         table = pa.table(columns, schema=self.schema).replace_schema_metadata({**self._metadata, META_RUN: run})
         final = self.path / CHUNK_NAME.format(first=rows[0]["deal"], last=rows[-1]["deal"])
-        _write_atomically(final, lambda f: pq.write_table(table, f, compression=COMPRESSION))
+        try:
+            _write_atomically(final, lambda f: pq.write_table(table, f, compression=COMPRESSION))
+        except OSError as exc:  # the disk filled up, say: what was written before stays whole
+            raise StoreError(f"cannot write {final}: {exc.strerror or exc}; the chunks written before it "
+                             f"are kept, so the same command resumes once that is fixed") from None
         return final
 
     def close(self) -> None:
