@@ -7,6 +7,7 @@ code 2 (see :func:`main`); no logic lives here.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -17,9 +18,9 @@ import click
 from . import __version__
 from .cards import card_text
 from .deals import deal as make_deal
-from .dealset import DealError, check_deal_number, requested_deals
+from .dealset import TEXT_ENCODING, DealError, check_deal_number, requested_deals
 from .engine import Position, validate, walk
-from .executors import DaskExecutor, ExecutorError, import_distributed
+from .executors import DaskExecutor, ExecutorError, check_scheduler_address, import_distributed
 from .notation import NotationError, format_board, format_solution, parse_board, parse_solution
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
 from .solver import (DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError,
@@ -54,6 +55,47 @@ class DealNumber(click.ParamType):
 
 
 DEAL = DealNumber()
+
+
+class TextFile(click.ParamType):
+    """The text of a UTF-8 file (a byte-order mark is fine; '-' reads standard input), read
+    while the arguments are parsed, so that a missing or binary file is bad input named by
+    its option, not a decoding traceback."""
+
+    name = "FILE"
+
+    def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> str:
+        try:
+            with click.open_file(value, "rb") as source:
+                data = source.read()
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+            self.fail(f"cannot read {value}: {getattr(exc, 'strerror', None) or exc}", param, ctx)
+        try:
+            return data.decode(TEXT_ENCODING)
+        except UnicodeDecodeError as exc:
+            self.fail(f"{value} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+                      param, ctx)
+
+
+TEXT_FILE = TextFile()
+
+
+class OutputPath(click.Path):
+    """A path a command writes to, refused before any work when it cannot be: an empty one
+    (``Path("")`` would silently be the current directory) or, for a file, one whose
+    directory is missing or not writable."""
+
+    def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> Any:
+        if isinstance(value, str) and not value:
+            self.fail("the path is empty", param, ctx)
+        path = super().convert(value, param, ctx)
+        if not self.dir_okay:
+            folder = Path(path).parent
+            if not folder.is_dir():
+                self.fail(f"{str(path)!r}: there is no directory {str(folder)!r}", param, ctx)
+            if not os.access(folder, os.W_OK):
+                self.fail(f"{str(path)!r}: the directory {str(folder)!r} is not writable", param, ctx)
+        return path
 
 
 def rule_options(command: Callable) -> Callable:
@@ -151,11 +193,11 @@ EXIT_INVALID = 1
 @cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
 @click.argument("number", type=DEAL)
 @click.argument("tokens", nargs=-1, metavar="[SOLUTION]...")
-@click.option("--solution-file", type=click.File("r"), default=None, metavar="FILE",
+@click.option("--solution-file", type=TEXT_FILE, default=None,
               help="Read the solution from FILE ('-' reads standard input).")
 @rule_options
 @click.pass_context
-def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_file: Optional[TextIO],
+def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_file: Optional[str],
           **opts: Any) -> None:
     """Replay a solution to deal NUMBER and say whether it wins.
 
@@ -174,7 +216,7 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
     if tokens and solution_file is not None:
         raise click.UsageError("give the solution as arguments or with --solution-file, not both")
     rules = rules_from(opts)
-    solution = solution_file.read() if solution_file is not None else " ".join(tokens)
+    solution = solution_file if solution_file is not None else " ".join(tokens)
     result = validate(make_deal(number, rules), rules, solution)
     click.echo(result.verdict())
     ctx.exit(0 if result.ok else EXIT_INVALID)
@@ -200,7 +242,7 @@ EXECUTORS = (LOCAL, DASK)
 @click.option("--scheduler", metavar="ADDRESS", default=None,
               help="With --executor dask: use the running cluster whose scheduler is at ADDRESS "
                    "(tcp://HOST:8786) instead of starting a local one.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=OutputPath(file_okay=False, path_type=Path), default=None,
               help="Dataset directory.  [default: results/<rules>_<deals>]")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=DEFAULT_CHUNK_SIZE, show_default=True,
               help="Deals per task and per Parquet file.")
@@ -241,6 +283,8 @@ def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[i
     if scheduler is not None and workers is not None:
         raise click.UsageError("--workers sizes a local cluster; with --scheduler the cluster's own "
                                "workers run the survey")
+    if scheduler is not None:
+        check_scheduler_address(scheduler)
     if executor == DASK:
         import_distributed()  # the install hint comes before anything touches --out
     rules = rules_from(opts)
@@ -324,7 +368,7 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
 
 @cli.command()
 @click.argument("dataset", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, metavar="DIR",
+@click.option("--out", type=OutputPath(file_okay=False, path_type=Path), required=True, metavar="DIR",
               help="Directory for the charts and the report page.")
 def report(dataset: Path, out: Path) -> None:
     """Draw charts of a survey DATASET and a Markdown page showing them.
@@ -348,14 +392,14 @@ SOLUTION_TOKENS_PER_LINE = 10
 
 @cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
 @click.argument("number", type=DEAL, required=False)
-@click.option("--board-file", type=click.File("r"), default=None, metavar="FILE",
+@click.option("--board-file", type=TEXT_FILE, default=None,
               help="Solve the position in FILE (fc-solve/PySol board text; '-' reads stdin).")
 @rule_options
 @limit_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--show", is_flag=True, help="Print the board after every move of the solution.")
 @click.pass_context
-def solve(ctx: click.Context, number: Optional[int], board_file: Optional[TextIO], max_states: int,
+def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], max_states: int,
           timeout: Optional[float], as_json: bool, show: bool, **opts: Any) -> None:
     """Solve deal NUMBER (or a board) and print the verdict and solution.
 
@@ -377,7 +421,7 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[TextIO
     rules = rules_from(opts)
     limits = Limits(max_states=max_states, timeout=timeout)
     if board_file is not None:
-        start = parse_board(board_file.read(), rules)
+        start = parse_board(board_file, rules)
     else:
         start = Position.from_deal(make_deal(number, rules))
     result = solve_position(start, rules, limits)
@@ -412,9 +456,9 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[TextIO
                    "deal fails.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes for the surveys verify runs.  [default: CPU count]")
-@click.option("--cache", type=click.Path(file_okay=False, path_type=Path), default=CACHE_DIR,
+@click.option("--cache", type=OutputPath(file_okay=False, path_type=Path), default=CACHE_DIR,
               show_default=True, help="Where verify keeps the surveys it runs; a rerun resumes them.")
-@click.option("--report", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
+@click.option("--report", type=OutputPath(dir_okay=False, writable=True, path_type=Path), default=None,
               help="Also write the table to this file as Markdown.")
 @click.option("--list", "list_claims", is_flag=True, help="List the claims with their tiers and sources.")
 @click.option("--explore", type=click.Choice(EXPLORATIONS), default=None,
