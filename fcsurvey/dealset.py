@@ -56,7 +56,7 @@ def _from_text(text: str) -> int:
     if LIST_SEPARATOR in digits:
         raise DealError(f"deal number must be one number, got {_shown(text)} (a comma separates "
                         f"the deals of a list, which only survey takes)")
-    if any(c.isdigit() for c in digits):
+    if any(c.isdigit() and c not in DIGITS for c in digits):
         raise DealError(f"deal number must be written with the digits 0-9 only, got {_shown(text)}")
     if digits[:1] in ("+", "-"):
         raise DealError(f"deal number takes no sign, got {_shown(text)}")
