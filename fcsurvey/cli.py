@@ -230,7 +230,7 @@ EXECUTORS = (LOCAL, DASK)
 @cli.command()
 @click.argument("deals", required=False)
 @click.option("--deals-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Read the deals from a file instead: one number (or range) a line, # comments.")
+              help="Read the deals from a file instead: a number, range or comma list a line, # comments.")
 @rule_options
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes solving in parallel (with --executor dask, the local Dask "
@@ -262,7 +262,8 @@ def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[i
            log_file: Optional[Path], verbose: int, **opts: Any) -> None:
     """Solve every deal in DEALS and write the verdicts to a Parquet dataset.
 
-    DEALS is a number, a range (1-32000 or 1..32000) or a comma list of those.
+    DEALS is a number, a range (1-32000 or 1..32000) or a comma list of those;
+    numbers are plain digits (1,000 is the two deals 1 and 0, not one thousand).
     Each chunk of deals becomes one Parquet file as soon as it is solved, so a
     stopped survey (Ctrl-C, a crash, a reboot) resumes where it stopped when the
     same command is run again.  Status is solved, unsolvable (proved), unknown
