@@ -58,6 +58,9 @@ KEYWORDS = ("and", "or", "not", "in", *BOOLEANS)
 #: Deepest nesting of 'not' and brackets: far past any real filter, and well inside
 #: Python's recursion limit, which deeper input would otherwise hit with a traceback.
 MAX_WHERE_DEPTH = 100
+#: Most comparisons one filter may join: pyarrow slows quadratically past this and crashes
+#: (a segmentation fault) near 10,000; a long list of values belongs in ``in (...)``.
+MAX_WHERE_COMPARISONS = 1_000
 #: Whole-number literals must fit the int64 pyarrow compares them as.
 WHOLE_RANGE = (-(2 ** 63), 2 ** 63 - 1)
 QUOTED_CHARACTERS = 80  # of an expression or token quoted back in a message
@@ -107,6 +110,7 @@ class _Parser:
         self.text, self.fields = text, fields
         self.tokens, self.i = _tokens(text), 0
         self.depth = 0  # of the 'not's and brackets being parsed
+        self.comparisons = 0
 
     def fail(self, token: _Token, why: str = "") -> ReportError:
         what = "end of expression" if token.kind == "end" else _quoted(token.text)
@@ -170,6 +174,10 @@ class _Parser:
 
     def comparison(self) -> pc.Expression:
         token = self.take()
+        self.comparisons += 1
+        if self.comparisons > MAX_WHERE_COMPARISONS:
+            raise self.fail(token, f"more than {MAX_WHERE_COMPARISONS:,} comparisons; list many values "
+                                   f"with 'in (...)'")
         if token.kind != "word" or token.text.lower() in KEYWORDS:
             raise self.fail(token, "expected a field")
         name = token.text.lower()

@@ -26,7 +26,7 @@ from fcsurvey.dealset import DealError, DealSet, check_deal_number, parse_deals,
 from fcsurvey.engine import Position
 from fcsurvey.executors import ExecutorError, check_scheduler_address
 from fcsurvey.notation import format_board
-from fcsurvey.report import MAX_WHERE_DEPTH, ReportError, parse_where
+from fcsurvey.report import MAX_WHERE_COMPARISONS, MAX_WHERE_DEPTH, ReportError, parse_where
 from fcsurvey.rules import PRESETS
 from fcsurvey.solver import solve
 from fcsurvey.survey import Survey
@@ -295,6 +295,18 @@ def test_where_at_the_depth_limit_still_works(capsys, dataset):
     code, out, _ = cli(capsys, "export", dataset, "--where", "(" * MAX_WHERE_DEPTH + "deal = 3" + ")" * MAX_WHERE_DEPTH,
                        "--format", "txt")
     assert (code, out) == (0, "3\n")
+
+
+def test_where_with_10000_comparisons_is_refused_not_a_segmentation_fault(capsys, dataset):
+    many = " or ".join(f"deal = {d}" for d in range(1, 10_001))
+    line = the_error(*cli(capsys, "export", dataset, "--where", many)[::2])
+    assert f"(more than {MAX_WHERE_COMPARISONS:,} comparisons; list many values with 'in (...)')" in line
+    at_the_limit = " or ".join(f"deal = {d}" for d in range(1, MAX_WHERE_COMPARISONS + 1))
+    code, out, _ = cli(capsys, "export", dataset, "--where", at_the_limit, "--format", "txt")
+    assert (code, out) == (0, "1\n2\n3\n")
+    listed = "deal in (" + ", ".join(str(d) for d in range(2, 10_002)) + ")"  # one comparison
+    code, out, _ = cli(capsys, "export", dataset, "--where", listed, "--format", "txt")
+    assert (code, out) == (0, "2\n3\n")
 
 
 def test_where_at_the_edges_of_int64_compares(capsys, dataset):
