@@ -12,8 +12,8 @@ a parenthesised list) joined by ``and``, ``or``, ``not`` and parentheses.  Strin
 bare words or quoted; booleans are ``true``/``false``.  A deal whose field is null (say no
 min_cells) matches no comparison on it.  An expression nests at most MAX_WHERE_DEPTH deep, joins
 at most MAX_WHERE_COMPARISONS comparisons and its whole numbers fit int64: past those it is
-refused by name rather than crash Python's stack or pyarrow's.  Every solution exported is replayed by the rules
-engine first; one that does not win stops the export and names its deal.
+refused by name rather than crash Python's stack or pyarrow's.  Every solution exported is
+replayed by the rules engine first; one that does not win stops the export and names its deal.
 
 The report draws its charts with matplotlib (the optional ``report`` extra), imported
 only when a report is made.

@@ -43,13 +43,18 @@ def cli(capsys: pytest.CaptureFixture, *args: object) -> Tuple[int, str, str]:
     return stop.value.code, out, err
 
 
-def the_error(code: int, err: str) -> str:
-    """The one line on stderr, which must be an Error line after exit 2."""
-    assert code == 2, err
+def the_error(code: int, out: str, err: str) -> str:
+    """The one line on stderr, which must be an Error line after exit 2 with nothing on stdout."""
+    assert (code, out) == (2, ""), err
     assert "Traceback" not in err
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: "), err
     return lines[0]
+
+
+def error_line(capsys: pytest.CaptureFixture, *args: object) -> str:
+    """The Error line ``main`` prints for ``args`` (asserting it is all it prints)."""
+    return the_error(*cli(capsys, *args))
 
 
 def run(*args: object) -> subprocess.CompletedProcess:
@@ -91,7 +96,7 @@ NOT_ONE_NUMBER = [
 @pytest.mark.parametrize("command", [["deal"], ["solve"], ["check"]])
 @pytest.mark.parametrize("text, words", NOT_ONE_NUMBER)
 def test_a_single_deal_number_is_ascii_digits_only(capsys, command, text, words):
-    line = the_error(*cli(capsys, *command, text, *(["1h"] if command == ["check"] else []))[::2])
+    line = error_line(capsys, *command, text, *(["1h"] if command == ["check"] else []))
     assert words in line
 
 
@@ -131,7 +136,7 @@ def test_a_comma_is_never_a_thousands_mark():
     ("1,x", "bad deals 'x'"),
 ])
 def test_a_survey_list_refuses_what_a_number_refuses(capsys, text, words):
-    assert words in the_error(*cli(capsys, "survey", text)[::2])
+    assert words in error_line(capsys, "survey", text)
 
 
 def test_a_survey_of_1_comma_2_surveys_deals_1_and_2(capsys, tmp_path, fake):
@@ -158,13 +163,13 @@ def test_a_deals_file_line_1_2_3_is_three_deals_and_a_bom_is_fine(capsys, tmp_pa
 def test_a_bad_deals_file_line_is_named(capsys, tmp_path, content, words):
     deals = tmp_path / "deals.txt"
     deals.write_bytes(content.encode())
-    assert words in the_error(*cli(capsys, "survey", "--deals-file", deals)[::2])
+    assert words in error_line(capsys, "survey", "--deals-file", deals)
 
 
 def test_a_binary_deals_file_is_one_error_line(capsys, tmp_path):
     deals = tmp_path / "deals.bin"
     deals.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\xff")
-    assert "cannot read deals file" in the_error(*cli(capsys, "survey", "--deals-file", deals)[::2])
+    assert "cannot read deals file" in error_line(capsys, "survey", "--deals-file", deals)
 
 
 # --- files ---------------------------------------------------------------------------------------
@@ -178,7 +183,7 @@ def test_a_binary_file_is_one_error_line(capsys, tmp_path, option):
     binary = tmp_path / "file.bin"
     binary.write_bytes(b"\x1f\x8b\x08\x00\xff\xfe")
     args = ["solve", option, binary] if option == "--board-file" else ["check", "1", option, binary]
-    assert the_error(*cli(capsys, *args)[::2]) == (
+    assert error_line(capsys, *args) == (
         f"Error: Invalid value for '{option}': {binary} is not UTF-8 text (byte 0x8b at offset 1)")
 
 
@@ -187,7 +192,8 @@ def test_a_binary_board_file_through_python_m(tmp_path):
     binary.write_bytes(bytes(range(256)))
     result = run("solve", "--board-file", binary)
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == f"Error: Invalid value for '--board-file': {binary} is not UTF-8 text (byte 0x80 at offset 128)\n"
+    assert result.stderr == (f"Error: Invalid value for '--board-file': {binary} is not UTF-8 text "
+                             f"(byte 0x80 at offset 128)\n")
 
 
 def test_a_board_file_with_a_bom_solves(capsys, tmp_path):
@@ -210,7 +216,7 @@ def test_a_solution_file_with_a_bom_replays(capsys, tmp_path):
                                      ["verify", "--cache"]])
 def test_an_empty_output_path_is_refused(capsys, tmp_path, command):
     args = [str(tmp_path) if a == "DATASET" else a for a in command]
-    line = the_error(*cli(capsys, *args, "")[::2])
+    line = error_line(capsys, *args, "")
     assert line == f"Error: Invalid value for '{command[-1]}': the path is empty"
     assert os.listdir(tmp_path) == []
 
@@ -231,7 +237,7 @@ def test_force_new_on_a_read_only_out_is_one_error_line(capsys, tmp_path, fake, 
     def read_only(self: Path, missing_ok: bool = False) -> None:
         raise PermissionError(errno.EROFS, os.strerror(errno.EROFS), str(self))
     monkeypatch.setattr(Path, "unlink", read_only)
-    line = the_error(*cli(capsys, "survey", "1-4", "--cells", "3", "--force-new", "--out", out)[::2])
+    line = error_line(capsys, "survey", "1-4", "--cells", "3", "--force-new", "--out", out)
     assert line == f"Error: cannot delete the old files in {out}: Read-only file system"
 
 
@@ -283,7 +289,7 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("deal = １", "unexpected '１'"),  # a full-width digit is no number here either
 ])
 def test_where_bounds_literals_and_depth(capsys, dataset, where, words):
-    line = the_error(*cli(capsys, "export", dataset, "--where", where)[::2])
+    line = error_line(capsys, "export", dataset, "--where", where)
     assert line.startswith("Error: cannot parse --where '") and words in line
     assert len(line) < 400  # a huge expression is quoted cut, not whole
 
@@ -292,14 +298,14 @@ def test_where_at_the_depth_limit_still_works(capsys, dataset):
     nested = "not " * MAX_WHERE_DEPTH + "deal = 2"  # an even number of nots
     code, out, _ = cli(capsys, "export", dataset, "--where", nested, "--format", "txt")
     assert (code, out) == (0, "2\n")
-    code, out, _ = cli(capsys, "export", dataset, "--where", "(" * MAX_WHERE_DEPTH + "deal = 3" + ")" * MAX_WHERE_DEPTH,
-                       "--format", "txt")
+    bracketed = "(" * MAX_WHERE_DEPTH + "deal = 3" + ")" * MAX_WHERE_DEPTH
+    code, out, _ = cli(capsys, "export", dataset, "--where", bracketed, "--format", "txt")
     assert (code, out) == (0, "3\n")
 
 
 def test_where_with_10000_comparisons_is_refused_not_a_segmentation_fault(capsys, dataset):
     many = " or ".join(f"deal = {d}" for d in range(1, 10_001))
-    line = the_error(*cli(capsys, "export", dataset, "--where", many)[::2])
+    line = error_line(capsys, "export", dataset, "--where", many)
     assert f"(more than {MAX_WHERE_COMPARISONS:,} comparisons; list many values with 'in (...)')" in line
     at_the_limit = " or ".join(f"deal = {d}" for d in range(1, MAX_WHERE_COMPARISONS + 1))
     code, out, _ = cli(capsys, "export", dataset, "--where", at_the_limit, "--format", "txt")
@@ -334,8 +340,8 @@ def test_parse_where_raises_report_error_not_recursion_error():
 @pytest.mark.parametrize("address", ["bogus", "tcp://head", "head:", ":8786", "tcp://head:0",
                                      "head:99999", "tcp://head:8786/x", "tcp:// head:8786"])
 def test_a_malformed_scheduler_address_is_one_error_line(capsys, tmp_path, address):
-    line = the_error(*cli(capsys, "survey", "1-2", "--executor", "dask", "--scheduler", address,
-                          "--out", tmp_path / "out")[::2])
+    line = error_line(capsys, "survey", "1-2", "--executor", "dask", "--scheduler", address,
+                      "--out", tmp_path / "out")
     assert line == (f"Error: a Dask scheduler address is [PROTOCOL://]HOST:PORT, e.g. tcp://head:8786; "
                     f"got {address!r}")
     assert not (tmp_path / "out").exists()  # refused before anything touched --out

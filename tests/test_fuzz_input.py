@@ -26,9 +26,10 @@ from fcsurvey.deals import deal
 from fcsurvey.dealset import DealError, DealSet, parse_deals, read_deals_file
 from fcsurvey.engine import Position
 from fcsurvey.notation import format_board
-from fcsurvey.report import FIELDS, KEYWORDS
+from fcsurvey.report import EQUALITY, FIELDS, KEYWORDS, ORDERING
 from fcsurvey.rules import PRESETS
 from fcsurvey.solver import solve
+from fcsurvey.store import read
 from fcsurvey.survey import Survey
 
 FUZZ = settings(max_examples=60, deadline=None,
@@ -42,22 +43,24 @@ BOM = "\ufeff"
 DEAL_PIECES = st.text(alphabet="0123456789,-.+ _\t#²１", max_size=24)
 MOVE_TOKENS = st.sampled_from(["1h", "3a", "a5", "36v3", "hS3", "12", "17", "81", "a1", "ha", "1", "h",
                                "99", "9a", "zz", "36v0", "36v99", "hX3", "-", ",", "0h", "ab"])
-WHERE_TOKENS = st.sampled_from([*FIELDS, *KEYWORDS, "=", "==", "!=", "<", "<=", ">", ">=", "(", ")", ",",
+WHERE_TOKENS = st.sampled_from([*FIELDS, *KEYWORDS, *EQUALITY, *ORDERING, "(", ")", ",",
                                 "0", "1", "-1", "2.5", ".5", "-.0", "4", "99999999999999999999999",
                                 "9223372036854775807", "-9223372036854775808", "solved", "'unknown'",
                                 '"error"', "bogus", "'", "1e3", "１"])
-#: --where expressions that parse as far as their literals: random fields, operators and values.
+#: Whole numbers at the edges of the columns' types and of the int64 literals compare as.
 WHOLE_EDGES = [2 ** 63 - 1, 2 ** 63, 2 ** 64, -(2 ** 63), -(2 ** 63) - 1, 10 ** 23, 255, 256, -1]
 WHERE_LITERALS = st.one_of(st.integers(-100, 100).map(str), st.sampled_from(WHOLE_EDGES).map(str),
                            st.integers(-10 ** 25, 10 ** 25).map(str), st.floats(-1e30, 1e30).map("{:f}".format),
                            st.sampled_from(["true", "false", "solved", "'unknown'", "x", "1.5", "-.0"]))
+#: --where expressions that parse as far as their literals: random fields, operators and values.
 WHERE_EXPRESSIONS = st.recursive(
     st.one_of(st.builds("{} {} {}".format, st.sampled_from(list(FIELDS)),
-                        st.sampled_from(["=", "==", "!=", "<", "<=", ">", ">="]), WHERE_LITERALS),
+                        st.sampled_from([*EQUALITY, *ORDERING]), WHERE_LITERALS),
               st.builds("{} in ({})".format, st.sampled_from(list(FIELDS)),
                         st.lists(WHERE_LITERALS, min_size=1, max_size=3).map(", ".join))),
     lambda inner: st.one_of(inner.map("not {}".format), inner.map("({})".format),
-                            st.builds("{} and {}".format, inner, inner), st.builds("{} or {}".format, inner, inner)),
+                            st.builds("{} and {}".format, inner, inner),
+                            st.builds("{} or {}".format, inner, inner)),
     max_leaves=6)
 TEXT = st.text(max_size=40)
 ARGV_BYTES = st.binary(max_size=40).filter(lambda b: b"\0" not in b).map(os.fsdecode)
@@ -123,7 +126,7 @@ def test_survey_takes_any_deals_argument(fake: Path, text: str) -> None:
     code, _, _ = invoke("survey", text, "--workers", "1", "--out", out, "--force-new")
     assert code in (0, 2)
     if deals is not None and not text.startswith("-"):
-        assert code == 0
+        assert code == 0 and read(out)["deal"].to_pylist() == list(deals)  # exactly the deals asked
 
 
 @FEWER
@@ -138,6 +141,8 @@ def test_survey_takes_any_deals_file(fake: Path, content: bytes) -> None:
     assume(small_survey(deals))
     code, _, _ = invoke("survey", "--deals-file", path, "--workers", "1", "--out", fake / "out", "--force-new")
     assert code == (2 if deals is None else 0)
+    if deals is not None:
+        assert read(fake / "out")["deal"].to_pylist() == list(deals)
 
 
 # --- files ------------------------------------------------------------------------------------------
@@ -153,9 +158,8 @@ def mutated(text: str, edits: Iterable[Tuple[int, str]]) -> str:
     return "".join(chars)
 
 
-BOARD_EDITS = st.lists(st.tuples(st.integers(0, len(BOARD) - 1),
-                                 st.sampled_from(["", " ", "\n", "X", "T", "10", "0", ":", "AH", "-", "♠", BOM])),
-                       max_size=4)
+BOARD_PIECES = st.sampled_from(["", " ", "\n", "X", "T", "10", "0", ":", "AH", "-", "♠", BOM])
+BOARD_EDITS = st.lists(st.tuples(st.integers(0, len(BOARD) - 1), BOARD_PIECES), max_size=4)
 
 
 @FUZZ
