@@ -80,14 +80,19 @@ class TextFile(click.ParamType):
 TEXT_FILE = TextFile()
 
 
-class OutputPath(click.Path):
-    """A path a command writes to, refused before any work when it cannot be: an empty one
-    (``Path("")`` would silently be the current directory) or, for a file, one whose
-    directory is missing or not writable."""
+class DataPath(click.Path):
+    """A path of a dataset, a report or a cache, refused before any work when it cannot be
+    used: an empty one (``Path("")`` would silently be the current directory), one that is
+    not UTF-8 (pyarrow, which reads the datasets, takes no other), or a file to be written
+    whose directory is missing or not writable."""
 
     def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> Any:
         if isinstance(value, str) and not value:
             self.fail("the path is empty", param, ctx)
+        try:
+            os.fsencode(value).decode("utf-8")
+        except UnicodeDecodeError:
+            self.fail(f"{os.fsencode(value)!r} is not a UTF-8 path, and pyarrow reads no other", param, ctx)
         path = super().convert(value, param, ctx)
         if not self.dir_okay:
             folder = Path(path).parent
@@ -242,7 +247,7 @@ EXECUTORS = (LOCAL, DASK)
 @click.option("--scheduler", metavar="ADDRESS", default=None,
               help="With --executor dask: use the running cluster whose scheduler is at ADDRESS "
                    "(tcp://HOST:8786) instead of starting a local one.")
-@click.option("--out", type=OutputPath(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=DataPath(file_okay=False, path_type=Path), default=None,
               help="Dataset directory.  [default: results/<rules>_<deals>]")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=DEFAULT_CHUNK_SIZE, show_default=True,
               help="Deals per task and per Parquet file.")
@@ -312,7 +317,7 @@ def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[i
 
 
 @cli.command()
-@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("directory", type=DataPath(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
 def summary(directory: Path, as_json: bool) -> None:
     """Summarise the survey dataset in DIRECTORY.
@@ -334,7 +339,7 @@ def summary(directory: Path, as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("dataset", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("dataset", type=DataPath(exists=True, file_okay=False, path_type=Path))
 @click.option("--where", metavar="EXPR", default=None,
               help="Keep the deals matching EXPR, e.g. \"min_cells = 4 and moves <= 90\" "
                    "(fields: " + ", ".join(FIELDS) + "; and, or, not, in (...)).")
@@ -368,8 +373,8 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
 
 
 @cli.command()
-@click.argument("dataset", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--out", type=OutputPath(file_okay=False, path_type=Path), required=True, metavar="DIR",
+@click.argument("dataset", type=DataPath(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", type=DataPath(file_okay=False, path_type=Path), required=True, metavar="DIR",
               help="Directory for the charts and the report page.")
 def report(dataset: Path, out: Path) -> None:
     """Draw charts of a survey DATASET and a Markdown page showing them.
@@ -452,14 +457,14 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
 @click.option("--claim", "claim_ids", multiple=True, metavar="ID",
               help="Check this claim (repeat for more); see --list.")
 @click.option("--dataset", "datasets", multiple=True,
-              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              type=DataPath(exists=True, file_okay=False, path_type=Path),
               help="Check this survey dataset as it stands (repeat for more); a missing or unknown "
                    "deal fails.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes for the surveys verify runs.  [default: CPU count]")
-@click.option("--cache", type=OutputPath(file_okay=False, path_type=Path), default=CACHE_DIR,
+@click.option("--cache", type=DataPath(file_okay=False, path_type=Path), default=CACHE_DIR,
               show_default=True, help="Where verify keeps the surveys it runs; a rerun resumes them.")
-@click.option("--report", type=OutputPath(dir_okay=False, writable=True, path_type=Path), default=None,
+@click.option("--report", type=DataPath(dir_okay=False, writable=True, path_type=Path), default=None,
               help="Also write the table to this file as Markdown.")
 @click.option("--list", "list_claims", is_flag=True, help="List the claims with their tiers and sources.")
 @click.option("--explore", type=click.Choice(EXPLORATIONS), default=None,

@@ -221,6 +221,17 @@ def test_an_empty_output_path_is_refused(capsys, tmp_path, command):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("command", [["survey", "1-2", "--out", "PATH"], ["summary", "PATH"],
+                                     ["export", "PATH"], ["report", "PATH", "--out", "PATH"],
+                                     ["verify", "--dataset", "PATH"]])
+def test_a_path_that_is_not_utf8_is_refused_before_pyarrow_meets_it(capsys, tmp_path, command):
+    path = os.fsdecode(os.fsencode(tmp_path) + b"/results-\xff")  # as Python decodes argv
+    os.mkdir(path)
+    line = error_line(capsys, *[path if a == "PATH" else a for a in command])
+    assert line.endswith(" is not a UTF-8 path, and pyarrow reads no other")
+    assert os.listdir(path) == []
+
+
 def test_verify_report_into_a_missing_directory_fails_before_any_claim_runs():
     started = time.monotonic()
     result = run("verify", "--report", "/nonexistent/dir/r.md")  # the quick tier would take minutes
