@@ -41,6 +41,10 @@ CHECKPOINT_EVERY_S = 600.0
 #: The search keeps room for 13 cards built on a column's dealt cards.
 MAX_DEALT_COLUMN = 19
 
+#: The most positions a solve may store: the core counts them in 32 bits (search.c clamps
+#: there), so a larger --max-states would silently mean less.
+MAX_STATES = 0xFFFF_FFF0
+
 #: A solve's two phases: the searches (fast tries, then the complete search, which proves
 #: a deal unsolvable when it fits in ``max_states``), and the layered proof they hand over
 #: to when it does not.  Run apart, the searches end ``unknown`` with the ``states`` limit
@@ -71,6 +75,8 @@ class Limits:
     def __post_init__(self) -> None:
         if not isinstance(self.max_states, int) or self.max_states < 1:
             raise SolverError(f"max_states must be a positive integer, got {self.max_states!r}")
+        if self.max_states > MAX_STATES:
+            raise SolverError(f"max_states can be at most {MAX_STATES:,}, got {self.max_states:,}")
         if self.timeout is not None and not self.timeout > 0:
             raise SolverError(f"timeout must be positive seconds, got {self.timeout!r}")
 

@@ -28,7 +28,7 @@ from fcsurvey.executors import ExecutorError, check_scheduler_address
 from fcsurvey.notation import format_board
 from fcsurvey.report import MAX_WHERE_COMPARISONS, MAX_WHERE_DEPTH, ReportError, parse_where
 from fcsurvey.rules import PRESETS
-from fcsurvey.solver import solve
+from fcsurvey.solver import MAX_STATES, solve
 from fcsurvey.survey import Survey
 
 TESTS = Path(__file__).parent
@@ -344,6 +344,17 @@ def test_parse_where_raises_report_error_not_recursion_error():
         parse_where("(" * 100_000)
     with pytest.raises(ReportError, match="whole numbers"):
         parse_where("deal = " + "1" * 100_000)
+
+
+# --- limits ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [["solve", "1"], ["survey", "1-2", "--out", "OUT"]])
+@pytest.mark.parametrize("states", [MAX_STATES + 1, 2 ** 64])  # 2**64 wrapped to 0 in the core: 1 state
+def test_max_states_past_what_the_core_counts_is_refused_not_wrapped(capsys, tmp_path, command, states):
+    out = tmp_path / "out"
+    line = error_line(capsys, *[out if a == "OUT" else a for a in command], "--max-states", states)
+    assert line == f"Error: max_states can be at most {MAX_STATES:,}, got {states:,}"
+    assert not out.exists()
 
 
 # --- --scheduler ---------------------------------------------------------------------------------
