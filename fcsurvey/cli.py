@@ -7,6 +7,7 @@ code 2 (see :func:`main`); no logic lives here.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -16,9 +17,10 @@ import click
 
 from . import __version__
 from .cards import card_text
-from .deals import DealError, check_deal_number, deal as make_deal
+from .deals import deal as make_deal
+from .dealset import TEXT_ENCODING, DealError, check_deal_number, requested_deals
 from .engine import Position
-from .executors import DaskExecutor, ExecutorError, import_distributed
+from .executors import DaskExecutor, ExecutorError, check_scheduler_address, import_distributed
 from .notation import NotationError, format_board, format_solution, parse_board, parse_solution
 from .replay import validate, walk
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
@@ -27,8 +29,8 @@ from .solver import (DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits, So
 from .known import CLAIMS, TIERS, ClaimError
 from .report import FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError
-from .survey import (DEFAULT_CHUNK_SIZE, Survey, SurveyError, console_progress, default_out,
-                     requested_deals, setup_logging, summarize, summary_text)
+from .survey import (DEFAULT_CHUNK_SIZE, Survey, SurveyError, console_progress, default_out, setup_logging,
+                     summarize, summary_text)
 from .verify import (CACHE_DIR, EXPLORATIONS, check_all, claims_text, explore_deals,
                      explore_foundation_return, explore_markdown, explore_text, select, table_markdown,
                      table_text)
@@ -54,6 +56,52 @@ class DealNumber(click.ParamType):
 
 
 DEAL = DealNumber()
+
+
+class TextFile(click.ParamType):
+    """The text of a UTF-8 file (a byte-order mark is fine; '-' reads standard input), read
+    while the arguments are parsed, so that a missing or binary file is bad input named by
+    its option, not a decoding traceback."""
+
+    name = "FILE"
+
+    def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> str:
+        try:
+            with click.open_file(value, "rb") as source:
+                data = source.read()
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+            self.fail(f"cannot read {value}: {getattr(exc, 'strerror', None) or exc}", param, ctx)
+        try:
+            return data.decode(TEXT_ENCODING)
+        except UnicodeDecodeError as exc:
+            self.fail(f"{value} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+                      param, ctx)
+
+
+TEXT_FILE = TextFile()
+
+
+class DataPath(click.Path):
+    """A path of a dataset, a report or a cache, refused before any work when it cannot be
+    used: an empty one (``Path("")`` would silently be the current directory), one that is
+    not UTF-8 (pyarrow, which reads the datasets, takes no other), or a file to be written
+    whose directory is missing or not writable."""
+
+    def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> Any:
+        if isinstance(value, str) and not value:
+            self.fail("the path is empty", param, ctx)
+        try:
+            os.fsencode(value).decode("utf-8")
+        except UnicodeDecodeError:
+            self.fail(f"{os.fsencode(value)!r} is not a UTF-8 path, and pyarrow reads no other", param, ctx)
+        path = super().convert(value, param, ctx)
+        if not self.dir_okay:
+            folder = Path(path).parent
+            if not folder.is_dir():
+                self.fail(f"{str(path)!r}: there is no directory {str(folder)!r}", param, ctx)
+            if not os.access(folder, os.W_OK):
+                self.fail(f"{str(path)!r}: the directory {str(folder)!r} is not writable", param, ctx)
+        return path
 
 
 def rule_options(command: Callable) -> Callable:
@@ -151,11 +199,11 @@ EXIT_INVALID = 1
 @cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
 @click.argument("number", type=DEAL)
 @click.argument("tokens", nargs=-1, metavar="[SOLUTION]...")
-@click.option("--solution-file", type=click.File("r"), default=None, metavar="FILE",
+@click.option("--solution-file", type=TEXT_FILE, default=None,
               help="Read the solution from FILE ('-' reads standard input).")
 @rule_options
 @click.pass_context
-def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_file: Optional[TextIO],
+def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_file: Optional[str],
           **opts: Any) -> None:
     """Replay a solution to deal NUMBER and say whether it wins.
 
@@ -174,7 +222,7 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
     if tokens and solution_file is not None:
         raise click.UsageError("give the solution as arguments or with --solution-file, not both")
     rules = rules_from(opts)
-    solution = solution_file.read() if solution_file is not None else " ".join(tokens)
+    solution = solution_file if solution_file is not None else " ".join(tokens)
     result = validate(make_deal(number, rules), rules, solution)
     click.echo(result.verdict())
     ctx.exit(0 if result.ok else EXIT_INVALID)
@@ -188,7 +236,7 @@ EXECUTORS = (LOCAL, DASK)
 @cli.command()
 @click.argument("deals", required=False)
 @click.option("--deals-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Read the deals from a file instead: one number (or range) a line, # comments.")
+              help="Read the deals from a file instead: a number, range or comma list a line, # comments.")
 @rule_options
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes solving in parallel (with --executor dask, the local Dask "
@@ -200,7 +248,7 @@ EXECUTORS = (LOCAL, DASK)
 @click.option("--scheduler", metavar="ADDRESS", default=None,
               help="With --executor dask: use the running cluster whose scheduler is at ADDRESS "
                    "(tcp://HOST:8786) instead of starting a local one.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=DataPath(file_okay=False, path_type=Path), default=None,
               help="Dataset directory.  [default: results/<rules>_<deals>]")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=DEFAULT_CHUNK_SIZE, show_default=True,
               help="Deals per task and per Parquet file.")
@@ -220,7 +268,8 @@ def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[i
            log_file: Optional[Path], verbose: int, **opts: Any) -> None:
     """Solve every deal in DEALS and write the verdicts to a Parquet dataset.
 
-    DEALS is a number, a range (1-32000 or 1..32000) or a comma list of those.
+    DEALS is a number, a range (1-32000 or 1..32000) or a comma list of those;
+    numbers are plain digits (1,000 is the two deals 1 and 0, not one thousand).
     Each chunk of deals becomes one Parquet file as soon as it is solved, so a
     stopped survey (Ctrl-C, a crash, a reboot) resumes where it stopped when the
     same command is run again.  Status is solved, unsolvable (proved), unknown
@@ -241,6 +290,8 @@ def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[i
     if scheduler is not None and workers is not None:
         raise click.UsageError("--workers sizes a local cluster; with --scheduler the cluster's own "
                                "workers run the survey")
+    if scheduler is not None:
+        check_scheduler_address(scheduler)
     if executor == DASK:
         import_distributed()  # the install hint comes before anything touches --out
     rules = rules_from(opts)
@@ -267,7 +318,7 @@ def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[i
 
 
 @cli.command()
-@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("directory", type=DataPath(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
 def summary(directory: Path, as_json: bool) -> None:
     """Summarise the survey dataset in DIRECTORY.
@@ -289,7 +340,7 @@ def summary(directory: Path, as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("dataset", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("dataset", type=DataPath(exists=True, file_okay=False, path_type=Path))
 @click.option("--where", metavar="EXPR", default=None,
               help="Keep the deals matching EXPR, e.g. \"min_cells = 4 and moves <= 90\" "
                    "(fields: " + ", ".join(FIELDS) + "; and, or, not, in (...)).")
@@ -323,8 +374,8 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
 
 
 @cli.command()
-@click.argument("dataset", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, metavar="DIR",
+@click.argument("dataset", type=DataPath(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", type=DataPath(file_okay=False, path_type=Path), required=True, metavar="DIR",
               help="Directory for the charts and the report page.")
 def report(dataset: Path, out: Path) -> None:
     """Draw charts of a survey DATASET and a Markdown page showing them.
@@ -348,14 +399,14 @@ SOLUTION_TOKENS_PER_LINE = 10
 
 @cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
 @click.argument("number", type=DEAL, required=False)
-@click.option("--board-file", type=click.File("r"), default=None, metavar="FILE",
+@click.option("--board-file", type=TEXT_FILE, default=None,
               help="Solve the position in FILE (fc-solve/PySol board text; '-' reads stdin).")
 @rule_options
 @limit_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--show", is_flag=True, help="Print the board after every move of the solution.")
 @click.pass_context
-def solve(ctx: click.Context, number: Optional[int], board_file: Optional[TextIO], max_states: int,
+def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], max_states: int,
           timeout: Optional[float], as_json: bool, show: bool, **opts: Any) -> None:
     """Solve deal NUMBER (or a board) and print the verdict and solution.
 
@@ -377,7 +428,7 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[TextIO
     rules = rules_from(opts)
     limits = Limits(max_states=max_states, timeout=timeout)
     if board_file is not None:
-        start = parse_board(board_file.read(), rules)
+        start = parse_board(board_file, rules)
     else:
         start = Position.from_deal(make_deal(number, rules))
     result = solve_position(start, rules, limits)
@@ -407,14 +458,14 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[TextIO
 @click.option("--claim", "claim_ids", multiple=True, metavar="ID",
               help="Check this claim (repeat for more); see --list.")
 @click.option("--dataset", "datasets", multiple=True,
-              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              type=DataPath(exists=True, file_okay=False, path_type=Path),
               help="Check this survey dataset as it stands (repeat for more); a missing or unknown "
                    "deal fails.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes for the surveys verify runs.  [default: CPU count]")
-@click.option("--cache", type=click.Path(file_okay=False, path_type=Path), default=CACHE_DIR,
+@click.option("--cache", type=DataPath(file_okay=False, path_type=Path), default=CACHE_DIR,
               show_default=True, help="Where verify keeps the surveys it runs; a rerun resumes them.")
-@click.option("--report", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
+@click.option("--report", type=DataPath(dir_okay=False, writable=True, path_type=Path), default=None,
               help="Also write the table to this file as Markdown.")
 @click.option("--list", "list_claims", is_flag=True, help="List the claims with their tiers and sources.")
 @click.option("--explore", type=click.Choice(EXPLORATIONS), default=None,

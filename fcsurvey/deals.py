@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from .cards import DECK_SIZE, card_text
+# The numbering's range and its one parser live with the deal sets; they are re-exported
+# here because callers of the generator ask it for them.
+from .dealset import MAX_DEAL, MIN_DEAL, DealError, check_deal_number  # noqa: F401
 from .rules import PRESETS, Rules
 
-MIN_DEAL = 1
-MAX_DEAL = 8_589_934_591  # FreeCell Pro's last deal, 2**33 - 1
 MS_LIMIT = 1 << 31        # numbers below this are Microsoft's own deals
 LONG_LIMIT = 1 << 32      # from here on the seed restarts at n - 2**32
 
@@ -25,26 +26,6 @@ _LCG_ADD = 2531011
 _MASK32 = 0xFFFFFFFF
 
 GENERATOR_NAME = "microsoft-freecell-pro-lcg"
-
-
-class DealError(ValueError):
-    """A deal number outside 1 to 8,589,934,591 or not a number at all."""
-
-
-def check_deal_number(number: object) -> int:
-    """Return ``number`` as an int, or raise DealError saying what is wrong."""
-    if isinstance(number, bool):
-        raise DealError(f"deal number must be an integer, got {number!r}")
-    if isinstance(number, str):
-        text = number.strip().replace(",", "").replace("_", "")
-        if not text.lstrip("+-").isdigit():
-            raise DealError(f"deal number must be an integer, got {number!r}")
-        number = int(text)
-    if not isinstance(number, int):
-        raise DealError(f"deal number must be an integer, got {number!r}")
-    if not MIN_DEAL <= number <= MAX_DEAL:
-        raise DealError(f"deal number must be 1 to {MAX_DEAL:,}, got {number:,}")
-    return number
 
 
 def _draws(number: int):

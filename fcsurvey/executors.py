@@ -27,6 +27,7 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import re
 import signal
 import socket
 import threading
@@ -53,6 +54,9 @@ SPAWN = multiprocessing.get_context("spawn")
 SHUTDOWN_GRACE_S = 2.0
 DASK_HINT = "running on Dask needs the dask extra: pip install 'fcsurvey[dask]'"
 SCHEDULER_CONNECT_TIMEOUT_S = 10  # a wrong --scheduler address fails this soon
+#: A scheduler address as a Dask client takes it: [PROTOCOL://]HOST:PORT, an IPv6 host in [].
+SCHEDULER_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+):([0-9]{1,5})")
+MAX_PORT = 65535
 LOCAL_HOST = "127.0.0.1"          # a local Dask cluster listens on loopback only
 #: Local workers (of the pool or of a local Dask cluster) start with glibc's malloc backing
 #: its heap with transparent huge pages, a tunable read only when a process starts (other C
@@ -394,6 +398,16 @@ def import_distributed() -> Any:
     return distributed
 
 
+def check_scheduler_address(address: str) -> None:
+    """ExecutorError unless ``address`` has the form of a Dask scheduler's address, checked
+    before anything starts: Dask's own complaint ("missing port") comes as a bare ValueError,
+    and only once the dataset is open."""
+    match = SCHEDULER_ADDRESS.fullmatch(address)
+    if match is None or not 1 <= int(match.group(1)) <= MAX_PORT:
+        raise ExecutorError(f"a Dask scheduler address is [PROTOCOL://]HOST:PORT, e.g. tcp://head:8786; "
+                            f"got {address!r}")
+
+
 def dask_setup(worker: Any) -> None:
     """Dask's preload hook, run in each worker of a local cluster as it starts (restarts
     included): Ctrl-C reaches the whole process group, and is the survey's to handle."""
@@ -436,6 +450,8 @@ class DaskExecutor(Executor):
                 self._cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
                                                          processes=True, host=LOCAL_HOST,
                                                          dashboard_address=None, preload=[__name__])
+        else:
+            check_scheduler_address(scheduler)
         try:
             self.client = distributed.Client(self._cluster or scheduler,
                                              timeout=SCHEDULER_CONNECT_TIMEOUT_S)

@@ -19,7 +19,7 @@ from typing import Dict, Iterable, List, Optional, Tuple, Union
 from .limits import DEFAULT_MAX_STATES
 from .rules import PRESETS, Rules, preset
 from .schema import SOLVED, UNSOLVABLE
-from .store import DealSet
+from .dealset import DealSet
 
 TIERS = ("quick", "standard", "full")
 QUICK, STANDARD, FULL = TIERS

@@ -18,6 +18,10 @@ from typing import Any, Dict, Optional
 #: about 20 bytes each, within the same bound.
 DEFAULT_MAX_STATES = 10_000_000
 
+#: The most positions a solve may store: the core counts them in 32 bits (and clamps
+#: there), so a larger --max-states would silently mean less.
+MAX_STATES = 0xFFFF_FFF0
+
 
 class SolverError(ValueError):
     """A board or limit the solver cannot take.
@@ -43,6 +47,8 @@ class Limits:
         # bool is an int to Python, but True states is a typo, not a limit.
         if isinstance(self.max_states, bool) or not isinstance(self.max_states, int) or self.max_states < 1:
             raise LimitsError(f"max_states must be a positive integer, got {self.max_states!r}")
+        if self.max_states > MAX_STATES:
+            raise LimitsError(f"max_states can be at most {MAX_STATES:,}, got {self.max_states:,}")
         timeout = self.timeout
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                     or not timeout > 0):

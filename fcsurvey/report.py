@@ -10,8 +10,10 @@ filter (never ``eval``)::
 ``field op literal`` comparisons (``=`` ``==`` ``!=`` ``<`` ``<=`` ``>`` ``>=``, or ``in``
 a parenthesised list) joined by ``and``, ``or``, ``not`` and parentheses.  Strings may be
 bare words or quoted; booleans are ``true``/``false``.  A deal whose field is null (say no
-min_cells) matches no comparison on it.  Every solution exported is replayed by the rules
-engine first; one that does not win stops the export and names its deal.
+min_cells) matches no comparison on it.  An expression nests at most MAX_WHERE_DEPTH deep, joins
+at most MAX_WHERE_COMPARISONS comparisons and its whole numbers fit int64: past those it is
+refused by name rather than crash Python's stack or pyarrow's.  Every solution exported is
+replayed by the rules engine first; one that does not win stops the export and names its deal.
 
 The report draws its charts with matplotlib (the optional ``report`` extra), imported
 only when a report is made.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,9 +58,18 @@ ORDERING = {"<": pc.less, "<=": pc.less_equal, ">": pc.greater, ">=": pc.greater
 EQUALITY = {"=": pc.equal, "==": pc.equal, "!=": pc.not_equal}
 BOOLEANS = {"true": True, "false": False}
 KEYWORDS = ("and", "or", "not", "in", *BOOLEANS)
+#: Deepest nesting of 'not' and brackets: far past any real filter, and well inside
+#: Python's recursion limit, which deeper input would otherwise hit with a traceback.
+MAX_WHERE_DEPTH = 100
+#: Most comparisons one filter may join: pyarrow slows quadratically past this and crashes
+#: (a segmentation fault) near 10,000; a long list of values belongs in ``in (...)``.
+MAX_WHERE_COMPARISONS = 1_000
+#: Whole-number literals must fit the int64 pyarrow compares them as.
+WHOLE_RANGE = (-(2 ** 63), 2 ** 63 - 1)
+QUOTED_CHARACTERS = 80  # of an expression or token quoted back in a message
 
 _TOKEN = re.compile(r"""\s*(?:
-    (?P<number>-?\d+(?:\.\d*)?|-?\.\d+)
+    (?P<number>-?[0-9]+(?:\.[0-9]*)?|-?\.[0-9]+)
   | (?P<string>'[^']*'|"[^"]*")
   | (?P<word>[A-Za-z_][A-Za-z_0-9]*)
   | (?P<op>==|!=|<=|>=|=|<|>)
@@ -72,14 +84,21 @@ class _Token:
     at: int    # 1-based character position, for messages
 
 
+def _quoted(text: str) -> str:
+    """``text`` quoted for a one-line message, cut if long (a message quoting all of a
+    machine-made filter would bury the character it points at)."""
+    return repr(text if len(text) <= QUOTED_CHARACTERS else text[:QUOTED_CHARACTERS] + "...")
+
+
 def _tokens(text: str) -> List[_Token]:
-    found, pos = [], 0
-    while text[pos:].strip():
+    found, pos, end = [], 0, len(text.rstrip())
+    while pos < end:
         match = _TOKEN.match(text, pos)
         if match is None:
             start = len(text) - len(text[pos:].lstrip())
             bad = text[start:].split()[0]
-            raise ReportError(f"cannot parse --where {text!r}: unexpected {bad!r} at character {start + 1}")
+            raise ReportError(f"cannot parse --where {_quoted(text)}: unexpected {_quoted(bad)} at character "
+                              f"{start + 1}")
         kind = match.lastgroup or ""
         found.append(_Token(kind, match.group(kind), match.start(kind) + 1))
         pos = match.end()
@@ -93,10 +112,12 @@ class _Parser:
     def __init__(self, text: str, fields: Sequence[str]) -> None:
         self.text, self.fields = text, fields
         self.tokens, self.i = _tokens(text), 0
+        self.depth = 0  # of the 'not's and brackets being parsed
+        self.comparisons = 0
 
     def fail(self, token: _Token, why: str = "") -> ReportError:
-        what = "end of expression" if token.kind == "end" else repr(token.text)
-        return ReportError(f"cannot parse --where {self.text!r}: unexpected {what} at character "
+        what = "end of expression" if token.kind == "end" else _quoted(token.text)
+        return ReportError(f"cannot parse --where {_quoted(self.text)}: unexpected {what} at character "
                            f"{token.at}" + (f" ({why})" if why else ""))
 
     def peek(self) -> _Token:
@@ -138,17 +159,28 @@ class _Parser:
         return expression
 
     def negation(self) -> pc.Expression:
-        if self.keyword("not"):
-            return ~self.negation()
-        if self.peek().text == "(":
+        token = self.peek()
+        if not (token.kind == "word" and token.text.lower() == "not") and token.text != "(":
+            return self.comparison()
+        if self.depth == MAX_WHERE_DEPTH:
+            raise self.fail(token, f"more than {MAX_WHERE_DEPTH} levels of 'not' and brackets")
+        self.depth += 1
+        try:
+            if self.keyword("not"):
+                return ~self.negation()
             self.take()
             expression = self.either()
             self.expect(")")
             return expression
-        return self.comparison()
+        finally:
+            self.depth -= 1
 
     def comparison(self) -> pc.Expression:
         token = self.take()
+        self.comparisons += 1
+        if self.comparisons > MAX_WHERE_COMPARISONS:
+            raise self.fail(token, f"more than {MAX_WHERE_COMPARISONS:,} comparisons; list many values "
+                                   f"with 'in (...)'")
         if token.kind != "word" or token.text.lower() in KEYWORDS:
             raise self.fail(token, "expected a field")
         name = token.text.lower()
@@ -172,13 +204,23 @@ class _Parser:
 
     def literal(self, name: str) -> Any:
         token, kind = self.take(), FIELDS[name]
-        if kind in (int, float) and token.kind == "number":
+        if kind is float and token.kind == "number":
             value = float(token.text)
-            if kind is float:
-                return value
-            if value.is_integer():
-                return int(value)
-            raise self.fail(token, f"{name} is a whole number")
+            if not math.isfinite(value):
+                raise self.fail(token, "too large")
+            return value
+        if kind is int and token.kind == "number":
+            whole, _, fraction = token.text.partition(".")
+            if fraction.strip("0"):
+                raise self.fail(token, f"{name} is a whole number")
+            digits = whole.lstrip("-").lstrip("0")
+            beyond = f"whole numbers run from {WHOLE_RANGE[0]:,} to {WHOLE_RANGE[1]:,}"
+            if len(digits) > len(str(WHOLE_RANGE[1])):  # int() of thousands of digits is refused
+                raise self.fail(token, beyond)
+            value = int(whole) if digits else 0
+            if not WHOLE_RANGE[0] <= value <= WHOLE_RANGE[1]:
+                raise self.fail(token, beyond)
+            return value
         if kind is bool and token.kind == "word" and token.text.lower() in BOOLEANS:
             return BOOLEANS[token.text.lower()]
         if kind is str and token.kind in ("string", "word") and token.text.lower() not in KEYWORDS:

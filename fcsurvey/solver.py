@@ -20,7 +20,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 from ._core import _fccore
 from .deals import Deal, deal as make_deal
 from .engine import Position
-from .limits import DEFAULT_MAX_STATES, Limits, LimitsError, SolverError  # noqa: F401 (re-exported)
+from .limits import DEFAULT_MAX_STATES, MAX_STATES, Limits, LimitsError, SolverError  # noqa: F401 (re-exported)
 from .notation import parse_board
 from .replay import validate
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules

@@ -23,7 +23,7 @@ import re
 import shutil
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 
 from . import __version__
 from .deals import GENERATOR_NAME
+from .dealset import DealSet
 from .rules import Rules
 from .limits import Limits
 from .schema import DIFFICULTY_RANK, SOLVED, arrow_schema, column_values
@@ -68,76 +69,7 @@ class StoreError(ValueError):
     chunk file that is unreadable, made for another dataset, or repeating another's deals."""
 
 
-class DealSet:
-    """Deal numbers kept as sorted, disjoint, non-touching inclusive ranges.
-
-    Surveys ask for ranges of up to 8.6 billion deals, so sets are never materialised:
-    ``1-8589934591`` is one pair, and set operations walk the pairs.
-    """
-
-    __slots__ = ("ranges",)
-
-    def __init__(self, ranges: Iterable[Tuple[int, int]] = ()) -> None:
-        merged: List[Tuple[int, int]] = []
-        for lo, hi in sorted(ranges):
-            if merged and lo <= merged[-1][1] + 1:
-                if hi > merged[-1][1]:
-                    merged[-1] = (merged[-1][0], hi)
-            else:
-                merged.append((lo, hi))
-        self.ranges: Tuple[Tuple[int, int], ...] = tuple(merged)
-
-    @classmethod
-    def from_sorted(cls, numbers: Iterable[int]) -> "DealSet":
-        """The set of ascending ``numbers`` (as read from a dataset's deal column)."""
-        runs: List[Tuple[int, int]] = []
-        for n in numbers:
-            if runs and n <= runs[-1][1] + 1:
-                runs[-1] = (runs[-1][0], max(n, runs[-1][1]))
-            else:
-                runs.append((n, n))
-        return cls(runs)
-
-    def __len__(self) -> int:
-        return sum(hi - lo + 1 for lo, hi in self.ranges)
-
-    def __bool__(self) -> bool:
-        return bool(self.ranges)
-
-    def __iter__(self) -> Iterator[int]:
-        for lo, hi in self.ranges:
-            yield from range(lo, hi + 1)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DealSet) and self.ranges == other.ranges
-
-    def __or__(self, other: "DealSet") -> "DealSet":
-        return DealSet(self.ranges + other.ranges)
-
-    def __sub__(self, other: "DealSet") -> "DealSet":
-        cut, j, out = other.ranges, 0, []
-        for lo, hi in self.ranges:
-            while j < len(cut) and cut[j][1] < lo:
-                j += 1
-            start, k = lo, j
-            while k < len(cut) and cut[k][0] <= hi:
-                if cut[k][0] > start:
-                    out.append((start, cut[k][0] - 1))
-                start = max(start, cut[k][1] + 1)
-                k += 1
-            if start <= hi:
-                out.append((start, hi))
-        return DealSet(out)
-
-    def __str__(self) -> str:
-        """The survey command's own syntax, e.g. ``1-500,617,1000-2000``."""
-        return ",".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in self.ranges)
-
-    def __repr__(self) -> str:
-        return f"DealSet({str(self)!r})"
-
-
-def identity(rules: Rules, limits: "Limits", difficulty: bool = False, solutions: bool = True) -> Dict[str, Any]:
+def identity(rules: Rules, limits: Limits, difficulty: bool = False, solutions: bool = True) -> Dict[str, Any]:
     """What must match for two runs' results to share one dataset."""
     return {"rules": rules.to_dict(), "limits": dataclasses.asdict(limits), "generator": GENERATOR_NAME,
             "difficulty": difficulty, "solutions": solutions}
@@ -538,13 +470,16 @@ class Dataset:
             probe.unlink()
         except OSError as exc:
             raise StoreError(f"cannot write to {path}: {exc.strerror}") from None
-        if force_new:
-            for f in chunk_files(path):
+        try:
+            if force_new:
+                for f in chunk_files(path):
+                    f.unlink()
+                shutil.rmtree(path / PROOFS, ignore_errors=True)
+                (path / MANIFEST).unlink(missing_ok=True)
+            for f in temp_files(path):
                 f.unlink()
-            shutil.rmtree(path / PROOFS, ignore_errors=True)
-            (path / MANIFEST).unlink(missing_ok=True)
-        for f in temp_files(path):
-            f.unlink()
+        except OSError as exc:
+            raise StoreError(f"cannot delete the old files in {path}: {exc.strerror}") from None
         if (path / MANIFEST).exists():
             manifest = read_manifest(path)
             recorded = {k: manifest.get(k, IDENTITY_DEFAULTS.get(k)) for k in wanted}
@@ -598,7 +533,11 @@ class Dataset:
         table = pa.table(column_values(rows, self.rules, self.schema.names),
                          schema=self.schema).replace_schema_metadata({**self._metadata, META_RUN: run})
         final = self.path / CHUNK_NAME.format(first=rows[0]["deal"], last=rows[-1]["deal"])
-        _write_atomically(final, lambda f: pq.write_table(table, f, compression=COMPRESSION))
+        try:
+            _write_atomically(final, lambda f: pq.write_table(table, f, compression=COMPRESSION))
+        except OSError as exc:  # the disk filled up, say: what was written before stays whole
+            raise StoreError(f"cannot write {final}: {exc.strerror or exc}; the chunks written before it "
+                             f"are kept, so the same command resumes once that is fixed") from None
         return final
 
     def close(self) -> None:

@@ -1,4 +1,4 @@
-"""Survey a set of deals: parse the request, plan chunks, run them on workers, summarise.
+"""Survey a set of deals: plan chunks, run them on workers, summarise.
 
 Deals are grouped into chunks with fixed boundaries (chunk k holds the requested deals in
 k*K+1 .. (k+1)*K), so a rerun with the same chunk size K finds the same files; deals
@@ -29,13 +29,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from tqdm import tqdm
 
-from .deals import DealError, check_deal_number
+from .dealset import DealSet
 from .executors import (PACKAGE_LOGGER, ChunkSink, ChunkTask, ChunkWritten, Executor, LocalPool,
                         SharedLogHandler, TaskFailed, load_solver)
 from .rules import PRESETS, Rules
 from .schema import DIFFICULTY_RANK, ERROR, SOLVED, STATUSES, UNKNOWN, UNSOLVABLE, Row, failed_row
 from .solver import CHECKPOINT_EVERY_S, DEFAULT_MAX_STATES, Limits
-from .store import PROOFS, Dataset, DealSet, chunk_runs, read, read_manifest
+from .store import PROOFS, Dataset, chunk_runs, read, read_manifest
 
 DEFAULT_CHUNK_SIZE = 500  # ~1 s of work per chunk: smooth progress, few files (64 for 1-32000)
 DEFAULT_SOLVER = "fcsurvey.solver:solve"
@@ -50,62 +50,10 @@ log = logging.getLogger(__name__)
 
 
 class SurveyError(ValueError):
-    """A survey that cannot start: bad deal list, bad settings, solver not found."""
+    """A survey that cannot start: bad settings, solver not found."""
 
 
 # --- what to solve --------------------------------------------------------------------
-
-def _parse_range(item: str) -> Tuple[int, int]:
-    if ".." in item:
-        first, last = item.split("..", 1)
-    elif "-" in item[1:]:
-        cut = item.index("-", 1)
-        first, last = item[:cut], item[cut + 1:]
-    else:
-        first = last = item
-    try:
-        lo, hi = check_deal_number(first.strip()), check_deal_number(last.strip())
-    except DealError as exc:
-        raise SurveyError(f"bad deals {item!r}: {exc}") from None
-    if lo > hi:
-        raise SurveyError(f"bad deals {item!r}: the range runs backwards (did you mean {hi}-{lo}?)")
-    return lo, hi
-
-
-def parse_deals(text: str) -> DealSet:
-    """Deals from ``1-32000``, ``1..32000``, ``11982`` or a comma list of those."""
-    items = [item.strip() for item in text.split(",")]
-    if not any(items):
-        raise SurveyError("no deals given")
-    return DealSet(_parse_range(item) for item in items if item)
-
-
-def read_deals_file(path: Path) -> DealSet:
-    """Deals from a file with one number (or range) a line; blank lines and ``#`` comments
-    are skipped."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SurveyError(f"cannot read deals file {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    ranges = []
-    for number, line in enumerate(lines, 1):
-        line = line.split("#", 1)[0].strip()
-        if line:
-            try:
-                ranges.append(_parse_range(line))
-            except SurveyError as exc:
-                raise SurveyError(f"{path}, line {number}: {exc}") from None
-    if not ranges:
-        raise SurveyError(f"no deals in {path}")
-    return DealSet(ranges)
-
-
-def requested_deals(spec: Optional[str], deals_file: Optional[Path]) -> DealSet:
-    """The deals asked for on the command line: a DEALS argument or a deals file, not both."""
-    if (spec is None) == (deals_file is None):
-        raise SurveyError("give the deals either as DEALS (e.g. 1-32000) or with --deals-file, not both")
-    return parse_deals(spec) if spec is not None else read_deals_file(deals_file)  # type: ignore[arg-type]
-
 
 def default_workers() -> int:
     """The CPUs this process may run on."""

@@ -29,7 +29,7 @@ from .replay import validate
 from .rules import Rules
 from .schema import SOLVED, UNSOLVABLE
 from .solver import Limits
-from .store import DealSet
+from .dealset import DealSet
 from .survey import DEFAULT_CHUNK_SIZE, RESULTS_DIR, Progress, Survey, default_out, default_workers
 
 CACHE_DIR = RESULTS_DIR / "verify"

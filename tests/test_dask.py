@@ -22,9 +22,10 @@ import pytest
 
 import fake_solver
 from fcsurvey import store
+from fcsurvey.dealset import parse_deals
 from fcsurvey.executors import CRASH_DEAL_ENV, DASK_HINT
 from fcsurvey.solver import Limits
-from fcsurvey.survey import Survey, parse_deals
+from fcsurvey.survey import Survey
 
 from conftest import FAKE_SOLVER, cli, data, fake_env, fcsurvey, wait_for
 

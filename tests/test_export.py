@@ -13,6 +13,7 @@ import pytest
 
 from fcsurvey import store
 from fcsurvey.deals import deal as make_deal
+from fcsurvey.dealset import parse_deals
 from fcsurvey.known import UNSOLVABLE_3_CELLS
 from fcsurvey.notation import parse_solution
 from fcsurvey.replay import validate
@@ -20,7 +21,7 @@ from fcsurvey.report import MATPLOTLIB_HINT, REPORT_PAGE, ReportError, export, p
 from fcsurvey.rules import PRESETS, Rules
 from fcsurvey.store import Dataset, DealSet
 from fcsurvey.solver import Limits, solve
-from fcsurvey.survey import Survey, parse_deals
+from fcsurvey.survey import Survey
 
 from conftest import NEED_FOUR, cli
 

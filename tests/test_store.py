@@ -88,7 +88,7 @@ def test_failed_write_leaves_neither_temp_nor_chunk(ds, monkeypatch):
         where.write(b"PAR1 partial")
         raise OSError("disk full")
     monkeypatch.setattr(pq, "write_table", broken)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(StoreError, match="disk full"):
         ds.write_chunk([row(1)], run_started=0.0)
     assert [p.name for p in ds.path.iterdir()] == [MANIFEST]
 

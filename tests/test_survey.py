@@ -15,9 +15,9 @@ from fcsurvey import store
 from fcsurvey.executors import CRASH_DEAL_ENV, LocalPool
 from fcsurvey.rules import PRESETS, preset
 from fcsurvey.solver import Limits
-from fcsurvey.store import DealSet, StoreError
-from fcsurvey.survey import (Survey, SurveyError, default_out, parse_deals, plan_chunks,
-                             read_deals_file, requested_deals, summarize, summary_text)
+from fcsurvey.dealset import DealError, DealSet, parse_deals, read_deals_file, requested_deals
+from fcsurvey.store import StoreError
+from fcsurvey.survey import Survey, SurveyError, default_out, plan_chunks, summarize, summary_text
 
 from conftest import FAKE_SOLVER, data
 
@@ -57,7 +57,7 @@ def test_parse_deals(text, expected):
     ("", r"no deals given"),
 ])
 def test_parse_deals_says_exactly_what_is_wrong(text, message):
-    with pytest.raises(SurveyError, match=message):
+    with pytest.raises(DealError, match=message):
         parse_deals(text)
 
 
@@ -66,19 +66,19 @@ def test_deals_file(tmp_path):
     path.write_text("# hard ones\n11982\n\n617  # famous\n1-3\n")
     assert read_deals_file(path).ranges == ((1, 3), (617, 617), (11982, 11982))
     path.write_text("1\nseven\n")
-    with pytest.raises(SurveyError, match=r"deals.txt, line 2: bad deals 'seven'"):
+    with pytest.raises(DealError, match=r"deals.txt, line 2: bad deals 'seven'"):
         read_deals_file(path)
-    with pytest.raises(SurveyError, match=r"cannot read deals file .*missing.txt: No such file"):
+    with pytest.raises(DealError, match=r"cannot read deals file .*missing.txt: No such file"):
         read_deals_file(tmp_path / "missing.txt")
     path.write_text("# nothing\n")
-    with pytest.raises(SurveyError, match="no deals in"):
+    with pytest.raises(DealError, match="no deals in"):
         read_deals_file(path)
 
 
 def test_deals_come_from_exactly_one_place(tmp_path):
-    with pytest.raises(SurveyError, match="either"):
+    with pytest.raises(DealError, match="either"):
         requested_deals(None, None)
-    with pytest.raises(SurveyError, match="either"):
+    with pytest.raises(DealError, match="either"):
         requested_deals("1", tmp_path / "deals.txt")
 
 
