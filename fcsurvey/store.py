@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 from . import __version__
 from .deals import GENERATOR_NAME
 from .dealset import DealSet
-from .rules import Rules
+from .rules import Rules, RulesError
 from .limits import Limits
 from .schema import DIFFICULTY_RANK, SOLVED, arrow_schema, column_values
 
@@ -126,6 +126,10 @@ def read_manifest(path: Path) -> Dict[str, Any]:
     if manifest.get("format") != MANIFEST_FORMAT:
         raise StoreError(f"{path} was written by an incompatible fcsurvey (manifest format "
                          f"{manifest.get('format')!r}, expected {MANIFEST_FORMAT})")
+    try:
+        Rules.from_dict(manifest["rules"])
+    except (KeyError, RulesError) as exc:
+        raise StoreError(f"{Path(path) / MANIFEST} holds rules fcsurvey cannot play: {exc}") from None
     return manifest
 
 

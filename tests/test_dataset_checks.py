@@ -21,7 +21,8 @@ import pytest
 from fcsurvey import schema, store
 from fcsurvey.cli import main
 from fcsurvey.rules import PRESETS
-from fcsurvey.survey import SOLVER_ENV, Survey, parse_deals
+from fcsurvey.dealset import parse_deals
+from fcsurvey.survey import SOLVER_ENV, Survey
 
 FAKE = "fake_solver:solve"
 SHIPPED_NO_SOLUTIONS = Path(__file__).parent.parent / "results" / "freecell_1-1000000"

@@ -71,6 +71,7 @@ NOT_EXAMPLES: Dict[str, str] = {
     "fcsurvey verify": "named in prose; its claims run below (--list, --claim, --explore)",
     "fcsurvey export": "named in prose; the export example runs below",
     "fcsurvey solve --show": "names the option in prose (its board is the notation)",
+    "fcsurvey deal 1,2": "an input the README says is refused; tests/test_bad_input.py runs it",
 }
 
 
