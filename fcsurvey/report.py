@@ -34,7 +34,8 @@ from .engine import validate
 from .notation import structured
 from .rules import Rules
 from .store import DIFFICULTY_RANK, read, read_manifest
-from .survey import STATUSES, summarize, summary_text
+from .summary import summarize, summary_text
+from .task import STATUSES
 
 
 class ReportError(ValueError):

@@ -35,7 +35,8 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from fcsurvey.survey import parse_deals, summarize
+from fcsurvey.summary import summarize
+from fcsurvey.survey import parse_deals
 
 FC_SOLVE_RANGE = "freecell-solver-range-parallel-solve"
 DEFAULT_FC_SOLVE_ARGS = "-l lg"  # fc-solve's "lucky gerbil" preset: its fast general-purpose setting

@@ -22,9 +22,10 @@ import pytest
 
 import fake_solver
 from fcsurvey import store
-from fcsurvey.executors import CRASH_DEAL_ENV, DASK_HINT
+from fcsurvey.executors import DASK_HINT
 from fcsurvey.solver import Limits
 from fcsurvey.survey import Survey, parse_deals
+from fcsurvey.task import CRASH_DEAL_ENV
 from test_survey_cli import cli, fake_env, fcsurvey, wait_for
 
 DATA_COLUMNS = [c for c in store.SCHEMA.names if c != "elapsed_ms"]
@@ -93,7 +94,7 @@ def test_a_local_dask_cluster_gives_the_local_pools_dataset(distributed, tmp_pat
     assert proc.returncode == 0, stderr
     assert "with a local Dask cluster of 2 workers into" in stderr
     assert stdout.startswith("Surveyed 2,000 deals in ")
-    assert "fcsurvey.executors: deal 2000: solved" in log.read_text()  # forwarded by the workers
+    assert "fcsurvey.task: deal 2000: solved" in log.read_text()  # forwarded by the workers
     assert data(out).equals(local_2000)
     assert store.temp_files(out) == []
 

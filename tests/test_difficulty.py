@@ -13,11 +13,12 @@ from fcsurvey.cli import main
 from fcsurvey.deals import deal as make_deal
 from fcsurvey.difficulty import EFFORT_DIGITS, decide, fewest_cells_allowed, min_cells, narrower_rules, score
 from fcsurvey.engine import validate
-from fcsurvey.executors import ChunkTask, solve_chunk
 from fcsurvey.rules import MAX_CELLS, PRESETS, preset
 from fcsurvey.solver import PHASES, PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result, solve
 from fcsurvey.store import MANIFEST, StoreError
-from fcsurvey.survey import Survey, default_out, parse_deals, summarize, summary_text
+from fcsurvey.summary import summarize, summary_text
+from fcsurvey.survey import Survey, default_out, parse_deals
+from fcsurvey.task import ChunkTask, solve_chunk
 
 FREECELL = PRESETS["freecell"]
 #: Deals 1-1000 that 3 cells cannot win (published), so 4 is their fewest.

@@ -12,12 +12,14 @@ import pyarrow.compute as pc
 import pytest
 
 from fcsurvey import store
-from fcsurvey.executors import CRASH_DEAL_ENV, LocalPool
+from fcsurvey.executors import LocalPool
 from fcsurvey.rules import PRESETS, preset
 from fcsurvey.solver import Limits
 from fcsurvey.store import DealSet, StoreError
+from fcsurvey.summary import summarize, summary_text
 from fcsurvey.survey import (Survey, SurveyError, default_out, parse_deals, plan_chunks,
-                             read_deals_file, requested_deals, summarize, summary_text)
+                             read_deals_file, requested_deals)
+from fcsurvey.task import CRASH_DEAL_ENV
 
 FAKE = "fake_solver:solve"
 DATA_COLUMNS = [c for c in store.SCHEMA.names if c != "elapsed_ms"]
