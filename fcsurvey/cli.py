@@ -326,7 +326,8 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
       fcsurvey export results/ms-freecell-1-32000 --sort difficulty --desc --limit 100 --format csv
       fcsurvey export results/freecell_1-32000 --where "moves <= 80" --format txt
     """
-    count = export_deals(dataset, out, where=where, sort=sort, descending=desc, limit=limit, fmt=fmt)
+    count = export_deals(dataset, out, where=where, sort=sort, descending=desc, limit=limit, fmt=fmt,
+                         progress=True)
     click.echo(f"Exported {count:,} deals.", err=True)
 
 

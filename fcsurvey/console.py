@@ -135,11 +135,11 @@ def console_progress(total: int) -> Progress:
     return BarProgress(total) if sys.stderr.isatty() else LineProgress(total)
 
 
-def work_bar(total: int, what: str) -> Any:
-    """A tqdm bar on stderr for ``total`` steps of ``what`` (an export's deals), shown only on
-    a terminal and only once the work has taken BAR_DELAY_S; it never touches stdout."""
+def work_bar(total: int, what: str, show: bool = True) -> Any:
+    """A tqdm bar on stderr for ``total`` deals of ``what`` (an export's), shown only if
+    ``show``, on a terminal, and once the work has taken BAR_DELAY_S; never on stdout."""
     return tqdm(total=total, desc=what, unit="deal", file=sys.stderr, delay=BAR_DELAY_S, leave=False,
-                disable=not sys.stderr.isatty(), dynamic_ncols=True)
+                disable=not (show and sys.stderr.isatty()), dynamic_ncols=True)
 
 
 class _ConsoleHandler(logging.Handler):

@@ -204,7 +204,7 @@ class SurveyReport:
     def text(self) -> str:
         if not self.written:
             return f"Nothing to do: all {self.skipped:,} deals are already in {self.out}."
-        retry = (f" {self.errors:,} deals got no verdict (error); run the same command again to retry them."
+        retry = (f" {self.errors:,} of them got no verdict (error): run the same command again to retry them."
                  if self.errors else "")
         return (f"Surveyed {self.written:,} deals in {duration(self.elapsed_s)} "
                 f"({self.deals_per_s:,.1f} deals/s): {counts_text(self.counts)}. "
@@ -267,8 +267,8 @@ class Survey:
 
     def start_text(self, where: Optional[str] = None) -> str:
         """``Surveying 1,000 deals (0 already done) with 2 workers into DIR``, for the console."""
-        retry = f", {self.retried:,} of them error deals solved again" if self.retried else ""
-        return (f"Surveying {self.todo:,} deals ({self.skipped:,} already done{retry}) with "
+        retry = f"{self.retried:,} error deals solved again, " if self.retried else ""
+        return (f"Surveying {self.todo:,} deals ({retry}{self.skipped:,} already done) with "
                 f"{where or f'{self.workers} workers'} into {self.out}")
 
     def _jobs(self) -> Iterator[_Job]:
@@ -292,8 +292,8 @@ class Survey:
         chunks stay on disk and no temp file is left behind.
         """
         started, clock = time.time(), time.monotonic()
-        log.info("surveying %d deals (%d already done, %d of them error deals solved again) into %s "
-                 "with %s; %s", self.todo, self.skipped, self.retried, self.out,
+        log.info("surveying %d deals (%d error deals solved again, %d already done) into %s "
+                 "with %s; %s", self.todo, self.retried, self.skipped, self.out,
                  executor or f"{self.workers} workers", self.rules.describe())
         plan = self._jobs()
         waiting: Deque[_Job] = deque()  # retries and split chunks, ahead of the plan
@@ -320,8 +320,7 @@ class Survey:
                         if isinstance(outcome, (PhaseStarted, DealFinished)):
                             self._heard(key, running[key], outcome, progress)
                         else:
-                            self._running.pop(key, None)
-                            self._named.pop(key, None)
+                            self._finished(key, progress)
                             self._settle(running.pop(key), outcome, waiting, started, progress)
                     self._watch(progress)
         finally:
@@ -338,8 +337,14 @@ class Survey:
             since = now.since if now is not None and now.deal == event.deal else time.monotonic()
             self._running[key] = _Running(event.deal, event.phase, since)
             return
-        self._running.pop(key, None)
+        self._finished(key, progress)
         self._tally(job, {event.deal: event.status}, progress)
+
+    def _finished(self, key: Hashable, progress: Optional[Progress]) -> None:
+        """Task ``key`` is off its deal; if progress named that deal, it drops it now."""
+        self._running.pop(key, None)
+        if self._named.pop(key, None) is not None:
+            self._watch(progress, now=True)
 
     def _tally(self, job: _Job, statuses: Mapping[int, str], progress: Optional[Progress]) -> None:
         """Count deals of ``job`` as finished, each deal once whatever retries reported it."""
@@ -357,17 +362,18 @@ class Survey:
         if progress is not None:
             progress.update(new, self._progress_counts)
 
-    def _watch(self, progress: Optional[Progress]) -> None:
-        """Name the deals running longer than SLOW_DEAL_S to the progress, and log each
-        when it first gets slow and at every phase after that."""
-        now, slow = time.monotonic(), []
-        if now - self._watched < PROGRESS_TICK_S:
+    def _watch(self, progress: Optional[Progress], now: bool = False) -> None:
+        """Name the deals running longer than SLOW_DEAL_S to the progress (at most every
+        PROGRESS_TICK_S, unless ``now``), and log each when it first gets slow and at every
+        phase after that."""
+        clock, slow = time.monotonic(), []
+        if clock - self._watched < PROGRESS_TICK_S and not now:
             return
-        self._watched = now
+        self._watched = clock
         for key, deal in self._running.items():
-            if now - deal.since < console.SLOW_DEAL_S:
+            if clock - deal.since < console.SLOW_DEAL_S:
                 continue
-            slow.append(running_text(deal.deal, deal.phase, now - deal.since))
+            slow.append(running_text(deal.deal, deal.phase, clock - deal.since))
             if self._named.get(key) != f"{deal.deal} {deal.phase}":
                 self._named[key] = f"{deal.deal} {deal.phase}"
                 log.info("%s so far", slow[-1])

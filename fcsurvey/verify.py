@@ -10,6 +10,7 @@ proofs whatever limits produced them, so limits never decide which dataset may b
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
@@ -24,6 +25,7 @@ import pyarrow.parquet as pq
 
 from . import known, store
 from .console import Progress, duration
+from .summary import builds, made_by_text
 from .deals import GENERATOR_NAME
 from .known import (FREECELL, QUICK, TIERS, Claim, ClaimError, Count, ExactDeals, MinCellsCounts,
                     WinRate, percent)
@@ -243,6 +245,9 @@ class Outcome:
     problems: Tuple[str, ...]
     dataset: Path
     surveyed_s: Optional[float] = None  # time spent surveying it in this run
+    #: The builds that made the dataset, when one is not this build (a shipped dataset, or a
+    #: cache an older build began): its verdicts are that build's, not this one's.
+    other_build: Optional[str] = None
 
     @property
     def result(self) -> str:
@@ -378,7 +383,15 @@ def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[fl
 
 def check(task: Task, *, cache: Path = CACHE_DIR, workers: Optional[int] = None,
           progress: Optional[ProgressFactory] = None, say: Say = lambda _: None) -> Outcome:
-    """Check one claim: on its given dataset, a reusable one, or a survey of its own."""
+    """Check one claim: on its given dataset, a reusable one, or a survey of its own; the
+    outcome says whether another build than this one made that dataset."""
+    outcome = _check(task, cache, workers, progress, say)
+    made = builds(outcome.dataset)
+    return dataclasses.replace(outcome, other_build=made_by_text(made)) if made["other_build"] else outcome
+
+
+def _check(task: Task, cache: Path, workers: Optional[int], progress: Optional[ProgressFactory],
+           say: Say) -> Outcome:
     claim = task.claim
     if task.dataset is not None:
         return compare(claim, read_rows(task.dataset, claim.deals), task.dataset)
@@ -421,7 +434,12 @@ def _notes(outcomes: Sequence[Outcome]) -> List[str]:
             lines.append(f"FAIL {o.claim.id}: {problem}")
     for o in outcomes:
         how = f"surveyed in {duration(o.surveyed_s)}" if o.surveyed_s is not None else "reused"
-        lines.append(f"{o.claim.id}: {o.dataset} ({how})")
+        made = f"; made by {o.other_build}" if o.other_build else ""
+        lines.append(f"{o.claim.id}: {o.dataset} ({how}{made})")
+    elsewhere = [o.claim.id for o in outcomes if o.other_build]
+    if elsewhere:
+        lines.append(f"{len(elsewhere)} of {len(outcomes)} claims checked on data another build made "
+                     f"(shipped or reused), not on this build's own survey: {', '.join(elsewhere)}")
     return lines
 
 
