@@ -29,6 +29,7 @@ import multiprocessing.connection
 import os
 import signal
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from logging.handlers import QueueHandler
@@ -41,8 +42,11 @@ from .solver import SOLVED, Result
 ERROR = "error"  # the status of a deal that got no verdict, beside the solver's three
 PACKAGE_LOGGER = "fcsurvey"
 SPAWN = multiprocessing.get_context("spawn")
-#: What a local worker sends up its pipe: an event of the running task, then its result.
-EVENT, RESULT, FAILURE = "event", "result", "failure"
+#: What a local worker sends up its pipe: batches of its task's events, then its result.
+EVENTS, RESULT, FAILURE = "events", "result", "failure"
+#: A local worker sends its task's events at most this often, in one message: a survey of
+#: fast deals then costs a list append a deal, not a pipe write and a wakeup of the parent.
+REPORT_EVERY_S = 0.2
 SHUTDOWN_GRACE_S = 2.0
 DASK_HINT = "running on Dask needs the dask extra: pip install 'fcsurvey[dask]'"
 SCHEDULER_CONNECT_TIMEOUT_S = 10  # a wrong --scheduler address fails this soon
@@ -127,6 +131,40 @@ def _exit_with_parent() -> None:
     os._exit(1)
 
 
+class _Reporter:
+    """A local worker's report: keeps its task's events and sends them up the pipe every
+    REPORT_EVERY_S (from a thread of its own, which runs while the C core holds no GIL),
+    and all that are left before the task's result."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        self.lock = threading.Lock()
+        self.events: List[Event] = []
+
+    def __call__(self, event: Event) -> None:
+        with self.lock:
+            self.events.append(event)
+
+    def _flush(self) -> None:
+        if self.events:
+            self.conn.send((EVENTS, self.events))
+            self.events = []
+
+    def keep_sending(self) -> None:
+        while True:
+            time.sleep(REPORT_EVERY_S)
+            with self.lock:
+                try:
+                    self._flush()
+                except OSError:  # the parent is gone; _exit_with_parent ends this process
+                    return
+
+    def send(self, reply: Tuple[str, Any]) -> None:
+        with self.lock:
+            self._flush()
+            self.conn.send(reply)
+
+
 def _worker_main(conn: Any, fn: Callable[[Any, Callable[[Event], None]], Any],
                  log_targets: Sequence[Tuple[Any, int]]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -141,9 +179,8 @@ def _worker_main(conn: Any, fn: Callable[[Any, Callable[[Event], None]], Any],
             handler.setLevel(level)
             logger.addHandler(handler)
 
-    def report(event: Event) -> None:
-        conn.send((EVENT, event))
-
+    report = _Reporter(conn)
+    threading.Thread(target=report.keep_sending, daemon=True).start()
     while True:
         try:
             task = conn.recv()
@@ -156,7 +193,7 @@ def _worker_main(conn: Any, fn: Callable[[Any, Callable[[Event], None]], Any],
         except Exception as exc:
             log.exception("task failed")
             reply = (FAILURE, f"{type(exc).__name__}: {exc}")
-        conn.send(reply)
+        report.send(reply)
 
 
 class Executor:
@@ -288,8 +325,8 @@ class LocalPool(Executor):
         try:
             while worker.conn.poll():
                 kind, value = worker.conn.recv()
-                if kind == EVENT:
-                    got.append((key, value))
+                if kind == EVENTS:
+                    got += [(key, event) for event in value]
                     continue
                 worker.key = None
                 return got + [(key, value if kind == RESULT else TaskFailed(value))]
