@@ -317,7 +317,8 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
     JSON records carry the deal, rules, status, difficulty and its rank, min_cells,
     moves, the solution in the move notation and every move as from, to, card and
     count.  Every solution is replayed by the rules engine before anything is
-    written; one that does not win stops the export, naming the deal.
+    written; one that does not win stops the export, naming the deal.  On a
+    terminal, an export taking over two seconds shows its progress on stderr.
 
     \b
     Examples:

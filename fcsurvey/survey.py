@@ -318,7 +318,8 @@ class Survey:
                         break
                     for key, outcome in pool.wait(PROGRESS_TICK_S):
                         if isinstance(outcome, (PhaseStarted, DealFinished)):
-                            self._heard(key, running[key], outcome, progress)
+                            if key in running:  # a backend may pass on an event late
+                                self._heard(key, running[key], outcome, progress)
                         else:
                             self._finished(key, progress)
                             self._settle(running.pop(key), outcome, waiting, started, progress)
