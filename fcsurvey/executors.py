@@ -12,8 +12,7 @@ worker that dies (segfault, OOM kill) must be pinned on the one task it was runn
 ProcessPoolExecutor fails every task in flight with BrokenProcessPool and cannot say which
 one killed it.  Workers are spawned, not forked, so they never inherit the parent's
 threads or locks.  Each sends its task's events up the same pipe as its result, so the
-survey hears of every deal as it ends.  On Dask, events are not passed on: a survey there
-hears of its deals a chunk at a time.
+survey hears of every deal as it ends; on Dask they come as Dask events.
 
 This module is what a worker imports, so it stays light: no pyarrow, no tqdm, and Dask is
 imported only when a :class:`DaskExecutor` is made, so the package works without the
@@ -27,9 +26,10 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
+import queue
 import signal
 import threading
-import time
 import uuid
 from dataclasses import dataclass
 from logging.handlers import QueueHandler
@@ -49,6 +49,7 @@ EVENTS, RESULT, FAILURE = "events", "result", "failure"
 REPORT_EVERY_S = 0.2
 SHUTDOWN_GRACE_S = 2.0
 DASK_HINT = "running on Dask needs the dask extra: pip install 'fcsurvey[dask]'"
+DASK_EVENTS = "fcsurvey-events"  # the Dask event topic that carries tasks' events to the client
 SCHEDULER_CONNECT_TIMEOUT_S = 10  # a wrong --scheduler address fails this soon
 LOCAL_HOST = "127.0.0.1"          # a local Dask cluster listens on loopback only
 #: Local workers (of the pool or of a local Dask cluster) start with glibc's malloc backing
@@ -132,37 +133,33 @@ def _exit_with_parent() -> None:
 
 
 class _Reporter:
-    """A local worker's report: keeps its task's events and sends them up the pipe every
-    REPORT_EVERY_S (from a thread of its own, which runs while the C core holds no GIL),
-    and all that are left before the task's result."""
+    """A worker's report: keeps its task's events and hands them to ``send`` in batches
+    every REPORT_EVERY_S, from a thread of its own (which runs while the C core holds no
+    GIL), so a survey of fast deals costs a list append a deal, not a message each."""
 
-    def __init__(self, conn: Any) -> None:
-        self.conn = conn
-        self.lock = threading.Lock()
+    def __init__(self, send: Callable[[List[Event]], None]) -> None:
+        self._send = send
+        self.lock = threading.RLock()  # held while sending: what is sent after a flush comes after it
         self.events: List[Event] = []
 
     def __call__(self, event: Event) -> None:
         with self.lock:
             self.events.append(event)
 
-    def _flush(self) -> None:
-        if self.events:
-            self.conn.send((EVENTS, self.events))
-            self.events = []
-
-    def keep_sending(self) -> None:
-        while True:
-            time.sleep(REPORT_EVERY_S)
-            with self.lock:
-                try:
-                    self._flush()
-                except OSError:  # the parent is gone; _exit_with_parent ends this process
-                    return
-
-    def send(self, reply: Tuple[str, Any]) -> None:
+    def flush(self) -> None:
+        """Send the events kept so far."""
         with self.lock:
-            self._flush()
-            self.conn.send(reply)
+            if self.events:
+                self._send(self.events)
+                self.events = []
+
+    def keep_sending(self, stop: threading.Event) -> None:
+        """Flush every REPORT_EVERY_S until ``stop`` is set (or there is no one to send to)."""
+        while not stop.wait(REPORT_EVERY_S):
+            try:
+                self.flush()
+            except OSError:  # the parent is gone; _exit_with_parent ends this process
+                return
 
 
 def _worker_main(conn: Any, fn: Callable[[Any, Callable[[Event], None]], Any],
@@ -173,14 +170,14 @@ def _worker_main(conn: Any, fn: Callable[[Any, Callable[[Event], None]], Any],
         logger = logging.getLogger(PACKAGE_LOGGER)
         logger.propagate = False
         logger.setLevel(min(level for _, level in log_targets))
-        for queue, level in log_targets:
-            queue.cancel_join_thread()  # see SharedLogHandler
-            handler = QueueHandler(queue)
+        for log_queue, level in log_targets:
+            log_queue.cancel_join_thread()  # see SharedLogHandler
+            handler = QueueHandler(log_queue)
             handler.setLevel(level)
             logger.addHandler(handler)
 
-    report = _Reporter(conn)
-    threading.Thread(target=report.keep_sending, daemon=True).start()
+    report = _Reporter(lambda events: conn.send((EVENTS, events)))
+    threading.Thread(target=report.keep_sending, args=(threading.Event(),), daemon=True).start()
     while True:
         try:
             task = conn.recv()
@@ -193,7 +190,9 @@ def _worker_main(conn: Any, fn: Callable[[Any, Callable[[Event], None]], Any],
         except Exception as exc:
             log.exception("task failed")
             reply = (FAILURE, f"{type(exc).__name__}: {exc}")
-        report.send(reply)
+        with report.lock:
+            report.flush()
+            conn.send(reply)
 
 
 class Executor:
@@ -373,11 +372,22 @@ def dask_setup(worker: Any) -> None:
 
 
 def _dask_task(task: Any, log_level: Optional[int]) -> Any:
-    """A task run on a Dask worker, logging at the level the client forwards; its events
-    are not passed on."""
+    """A task run on a Dask worker, logging at the level the client forwards, its events
+    sent to the client as Dask events of DASK_EVENTS (pickled: Dask's messages are msgpack)."""
     if log_level is not None:
         logging.getLogger(PACKAGE_LOGGER).setLevel(log_level)
-    return task.run(lambda _event: None)
+    worker = import_distributed().get_worker()
+    key = worker.get_current_task()
+    report = _Reporter(lambda events: worker.log_event(DASK_EVENTS, {"task": key, "events": pickle.dumps(events)}))
+    stop = threading.Event()
+    sender = threading.Thread(target=report.keep_sending, args=(stop,), daemon=True)
+    sender.start()
+    try:
+        return task.run(report)
+    finally:
+        stop.set()
+        sender.join()
+        report.flush()
 
 
 class DaskExecutor(Executor):
@@ -388,7 +398,7 @@ class DaskExecutor(Executor):
     retries their tasks; this class only feeds it.  Workers write their chunk files
     themselves (so the output directory must be storage every worker shares) and send back
     a task.ChunkWritten, so the client handles summaries, not rows, however large the
-    cluster.  A task whose worker dies is retried by Dask; after
+    cluster; a task's events come as Dask events, a batch every REPORT_EVERY_S.  A task whose worker dies is retried by Dask; after
     ``distributed.scheduler.allowed-failures`` deaths (3 by default) it fails with
     KilledWorker, which becomes :class:`TaskFailed` and the survey's own retry-then-split
     pins the deal.
@@ -415,6 +425,8 @@ class DaskExecutor(Executor):
         except OSError as exc:
             raise ExecutorError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
         self._futures: Dict[Any, Hashable] = {}  # dask Future -> the caller's key
+        self._events: "queue.SimpleQueue[Any]" = queue.SimpleQueue()  # filled by Dask's thread
+        self.client.subscribe_topic(DASK_EVENTS, self._events.put)
         self._threads = self._count_threads()
         self.where = (f"a local Dask cluster of {len(self.client.nthreads())} workers" if scheduler is None
                       else f"the Dask cluster at {scheduler} ({self._threads} worker threads)")
@@ -447,13 +459,28 @@ class DaskExecutor(Executor):
         try:
             done = self._dask.wait(list(self._futures), timeout=timeout, return_when="FIRST_COMPLETED").done
         except self._dask.TimeoutError:
-            return []
+            done = set()
         except self._dask.CancelledError as exc:
             raise ExecutorError(f"the Dask cluster dropped the survey's tasks ({exc}); finished "
                                 f"chunks are kept, run the same command again to resume") from None
+        heard = self._heard()
         outcomes = [(self._futures.pop(future), self._outcome(future)) for future in done]
-        self._threads = self._count_threads()  # after a death, fewer threads until it restarts
-        return outcomes
+        if done:
+            self._threads = self._count_threads()  # after a death, fewer threads until it restarts
+        return heard + outcomes
+
+    def _heard(self) -> List[Tuple[Hashable, Event]]:
+        """The events that have come in from tasks still in flight (those of a finished
+        task may come after its outcome, too late to matter: they are dropped)."""
+        keys = {future.key: key for future, key in self._futures.items()}
+        heard = []
+        while True:
+            try:
+                _, message = self._events.get_nowait()
+            except queue.Empty:
+                return heard
+            if message["task"] in keys:
+                heard += [(keys[message["task"]], event) for event in pickle.loads(message["events"])]
 
     def _outcome(self, future: Any) -> Outcome:
         if future.status == "finished":
@@ -471,6 +498,8 @@ class DaskExecutor(Executor):
         # cluster of our own closing it stops the workers, on another it lets them finish.
         # After a failure the scheduler may be gone: then nothing more is asked of it.
         self._futures.clear()
+        if not cancel:
+            self.client.unsubscribe_topic(DASK_EVENTS)
         if self._log_level is not None and not cancel:
             self.client.unforward_logging(PACKAGE_LOGGER)
         self.client.close()

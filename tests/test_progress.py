@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -133,3 +137,19 @@ def test_export_shows_a_bar_on_a_terminal_and_keeps_stdout_clean(capsys, tmp_pat
     monkeypatch.setattr(console.sys.stderr, "isatty", lambda: False)
     code, out, err = cli(capsys, "export", tmp_path / "d", "--format", "txt")
     assert (code, out.split(), err) == (0, [str(d) for d in range(1, 31)], "Exported 30 deals.\n")
+
+
+def test_on_dask_progress_moves_a_deal_at_a_time_too(tmp_path):
+    pytest.importorskip("distributed")
+    tests = str(Path(__file__).parent)
+    code = ("import fcsurvey.console as c; c.SLOW_DEAL_S = 0.3; c.PLAIN_PROGRESS_EVERY_S = 0.0; "
+            "from fcsurvey.cli import main; "
+            f"main(['survey', '1-6', '--out', {str(tmp_path / 'out')!r}, '--executor', 'dask', '--workers', '1'])")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [tests, os.environ.get("PYTHONPATH")])),
+           SOLVER_ENV: "test_progress:sleepy"}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if "/6 deals (" in line]
+    assert any(line.startswith("4/6 deals (66.7%)") for line in lines)  # while 5 runs, before the chunk
+    assert any(line.startswith("4/6 deals") and "; deal 5: 4-cell solve, " in line for line in lines)
