@@ -28,7 +28,8 @@ from typing import Callable, Dict, List, Optional, Tuple, Union
 from .difficulty import Solve, decide, difficulty_columns, min_cells
 from .executors import ERROR, ExecutorError, Row, failed_row, result_row
 from .rules import Rules
-from .solver import CHECKPOINT_EVERY_S, PHASES, PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result
+from .solver import (CHECKPOINT_EVERY_S, PHASES, PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result,
+                     core_build)
 
 #: Every status a dataset row can have: the solver's three verdicts, and ``error`` for a
 #: deal that got none (its solve raised, or its worker died on it).
@@ -183,7 +184,9 @@ def write_rows(sink: ChunkSink, rows: List[Row]) -> ChunkWritten:
     path = Path(sink.path)
     try:
         # No lock of its own: the survey that sent the task holds the directory's lock.
-        written = Dataset(path, None, read_manifest(path)).write_chunk(rows, sink.run_started)  # type: ignore[arg-type]
+        # The file records this worker's build, which need not be the caller's.
+        manifest = {**read_manifest(path), "core_build": core_build()}
+        written = Dataset(path, None, manifest).write_chunk(rows, sink.run_started)  # type: ignore[arg-type]
     except (OSError, StoreError) as exc:
         raise ExecutorError(f"a worker on {socket.gethostname()} cannot write its chunk into "
                             f"{path} ({exc}); --out must be storage every worker shares") from None
