@@ -44,8 +44,8 @@ PACKAGE_LOGGER = "fcsurvey"
 SPAWN = multiprocessing.get_context("spawn")
 #: What a local worker sends up its pipe: batches of its task's events, then its result.
 EVENTS, RESULT, FAILURE = "events", "result", "failure"
-#: A local worker sends its task's events at most this often, in one message: a survey of
-#: fast deals then costs a list append a deal, not a pipe write and a wakeup of the parent.
+#: A worker sends its task's events at most this often, in one message: a survey of fast
+#: deals then costs a list append a deal, not a message and a wakeup of the parent.
 REPORT_EVERY_S = 0.2
 SHUTDOWN_GRACE_S = 2.0
 DASK_HINT = "running on Dask needs the dask extra: pip install 'fcsurvey[dask]'"
