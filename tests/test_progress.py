@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from fcsurvey import console
+from fcsurvey import console, survey
 from fcsurvey.cli import main
 from fcsurvey.rules import PRESETS
 from fcsurvey.solver import PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result
@@ -68,7 +68,7 @@ def test_progress_moves_a_deal_at_a_time(capsys, tmp_path, monkeypatch, quick_co
     code, out, err = cli(capsys, "survey", "11-16", "--out", tmp_path, "--workers", "1")  # one chunk
     assert code == 0
     counts = [int(line.split("/")[0]) for line in err.splitlines() if line.endswith(" 0 error")]
-    assert counts == sorted(counts) and set(counts) == {0, 1, 2, 3, 4, 5, 6}  # not 6 at once at the end
+    assert counts == sorted(counts) and set(counts) - {0} == {1, 2, 3, 4, 5, 6}  # not 6 at once at the end
     assert "3/6 deals (50.0%), " in err and "; 3 solved, 0 unsolvable, 0 unknown, 0 error" in err
 
 
@@ -88,6 +88,7 @@ def test_a_long_deal_is_named_with_its_phase_in_the_lines_and_the_log(capsys, tm
 
 def test_without_a_terminal_a_line_comes_while_nothing_finishes(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(console, "PLAIN_PROGRESS_EVERY_S", 0.5)
+    monkeypatch.setattr(survey, "PROGRESS_TICK_S", 0.1)
     monkeypatch.setenv(SOLVER_ENV, "test_progress:sleepy")
     code, out, err = cli(capsys, "survey", str(SLOW_DEAL), "--out", tmp_path, "--workers", "1")
     assert code == 0
