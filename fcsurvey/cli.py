@@ -29,18 +29,18 @@ from .solver import (DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits, So
 from .known import CLAIMS, TIERS, ClaimError
 from .report import FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError
-from .survey import (DEFAULT_CHUNK_SIZE, Survey, SurveyError, console_progress, default_out, setup_logging,
-                     summarize, summary_text)
-from .verify import (CACHE_DIR, EXPLORATIONS, check_all, claims_text, explore_deals,
-                     explore_foundation_return, explore_markdown, explore_text, select, table_markdown,
-                     table_text)
+from .console import ConsoleError, console_progress, setup_logging
+from .explore import EXPLORATIONS, explore_deals, explore_foundation_return, explore_markdown, explore_text
+from .summary import summarize, summary_text
+from .survey import DEFAULT_CHUNK_SIZE, Survey, SurveyError, default_out
+from .verify import CACHE_DIR, check_all, claims_text, select, table_markdown, table_text
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 #: Library errors that mean "the user asked for something impossible".
 BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError, NotationError, SolverError, ClaimError,
-                    ExecutorError, ReportError)
+                    ExecutorError, ReportError, ConsoleError)
 
 
 class DealNumber(click.ParamType):
@@ -228,6 +228,9 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
     ctx.exit(0 if result.ok else EXIT_INVALID)
 
 
+#: Exit status of ``survey`` when a deal ended as error (no verdict; a rerun retries it).
+EXIT_ERROR_DEALS = 1
+
 #: --executor choices: this machine's processes, or a Dask cluster.
 LOCAL, DASK = "local", "dask"
 EXECUTORS = (LOCAL, DASK)
@@ -262,7 +265,8 @@ EXECUTORS = (LOCAL, DASK)
 @click.option("--log-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
               help="Append the log of every process to this file.")
 @click.option("-v", "--verbose", count=True, help="Log progress to the console; -vv logs every deal.")
-def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[int], executor: str,
+@click.pass_context
+def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path], workers: Optional[int], executor: str,
            scheduler: Optional[str], out: Optional[Path], chunk_size: int, no_solutions: bool,
            difficulty: bool, max_states: int, timeout: Optional[float], force_new: bool,
            log_file: Optional[Path], verbose: int, **opts: Any) -> None:
@@ -273,7 +277,12 @@ def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[i
     Each chunk of deals becomes one Parquet file as soon as it is solved, so a
     stopped survey (Ctrl-C, a crash, a reboot) resumes where it stopped when the
     same command is run again.  Status is solved, unsolvable (proved), unknown
-    (a limit fired) or error (the worker died on that deal).
+    (a limit fired) or error (no verdict: the solver raised or the worker died on
+    that deal); running the same command again solves the error deals again.
+    Progress moves a deal at a time; a deal running over a minute is named with
+    its phase.  Exit code 0 when every deal got a verdict or unknown, 1 when a
+    deal ended as error (as verify's 1 for a failed claim), 2 on bad input,
+    130 when interrupted.
 
     \b
     Examples:
@@ -304,8 +313,7 @@ def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[i
                      force_new=force_new, difficulty=difficulty)
         pool = DaskExecutor(job.workers, scheduler) if executor == DASK and job.todo else None
         if job.todo:
-            click.echo(f"Surveying {job.todo:,} deals ({job.skipped:,} already done) with "
-                       f"{pool or f'{job.workers} workers'} into {job.out}", err=True)
+            click.echo(job.start_text(pool and str(pool)), err=True)
         try:
             report = job.run(progress=console_progress(job.todo) if job.todo else None, executor=pool)
         except KeyboardInterrupt:
@@ -315,6 +323,7 @@ def survey(deals: Optional[str], deals_file: Optional[Path], workers: Optional[i
         click.echo(report.text())
     finally:
         undo_logging()
+    ctx.exit(EXIT_ERROR_DEALS if report.errors else 0)
 
 
 @cli.command()
@@ -360,7 +369,8 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
     JSON records carry the deal, rules, status, difficulty and its rank, min_cells,
     moves, the solution in the move notation and every move as from, to, card and
     count.  Every solution is replayed by the rules engine before anything is
-    written; one that does not win stops the export, naming the deal.
+    written; one that does not win stops the export, naming the deal.  On a
+    terminal, an export taking over two seconds shows its progress on stderr.
 
     \b
     Examples:
@@ -369,7 +379,8 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
       fcsurvey export results/ms-freecell-1-32000 --sort difficulty --desc --limit 100 --format csv
       fcsurvey export results/freecell_1-32000 --where "moves <= 80" --format txt
     """
-    count = export_deals(dataset, out, where=where, sort=sort, descending=desc, limit=limit, fmt=fmt)
+    count = export_deals(dataset, out, where=where, sort=sort, descending=desc, limit=limit, fmt=fmt,
+                         progress=True)
     click.echo(f"Exported {count:,} deals.", err=True)
 
 

@@ -1,58 +1,54 @@
-"""Where the solving happens: the chunk task, and the backends that run it.
+"""The backends that run chunk tasks (task.py): here, or on a Dask cluster.
 
-A survey hands :class:`ChunkTask` values to an :class:`Executor` and gets back, for each,
-one row per deal, or :class:`ChunkWritten` when the worker wrote the chunk file itself
-(the task then names a :class:`ChunkSink`), or :class:`TaskFailed`.  Tasks and rows are
-plain picklable data and :func:`run_chunk` is a module-level function, so every backend
-runs exactly the same work: :class:`LocalPool` on this machine, :class:`DaskExecutor` on a
-Dask cluster.
+A survey hands tasks to an :class:`Executor` and gets back, for each, the task's value
+(rows, or task.ChunkWritten when the worker wrote the chunk file itself) or
+:class:`TaskFailed`, and on the way the events the task reports (which deal and phase a
+worker is on, each deal's status).  A backend runs any picklable task with a
+``run(report)`` method, so every backend runs exactly the same work: :class:`LocalPool`
+on this machine, :class:`DaskExecutor` on a Dask cluster.
 
 The local backend is a small pool of its own rather than ProcessPoolExecutor because a
 worker that dies (segfault, OOM kill) must be pinned on the one task it was running;
 ProcessPoolExecutor fails every task in flight with BrokenProcessPool and cannot say which
 one killed it.  Workers are spawned, not forked, so they never inherit the parent's
-threads or locks.
+threads or locks.  Each sends its task's events up the same pipe as its result, so the
+survey hears of every deal as it ends; on Dask they come as Dask events.
 
-This module is what a worker imports, so it stays light: no pyarrow, no tqdm (a worker
-that writes chunk files imports the store when it first writes), and Dask is imported only
-when a :class:`DaskExecutor` is made, so the package works without the ``dask`` extra.
+This module is what a worker imports, so it stays light: no pyarrow, no tqdm, and Dask is
+imported only when a :class:`DaskExecutor` is made, so the package works without the
+``dask`` extra.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import importlib
 import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
+import queue
 import re
 import signal
-import socket
 import threading
 import uuid
-from collections import Counter
 from dataclasses import dataclass
 from logging.handlers import QueueHandler
-from pathlib import Path
-from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
 
 from multiprocessing_logging import MultiProcessingHandler
 
-from .difficulty import decide, min_cells
-from .rules import Rules
-from .schema import Row, difficulty_columns, failed_row, result_row
-from .solver import CHECKPOINT_EVERY_S, Limits, Result
-
-#: Test hook: a worker that reaches this deal kills itself with SIGKILL, as a segfault or
-#: the OOM killer would, so tests can check that a survey survives a dying worker.
-CRASH_DEAL_ENV = "FCSURVEY_TEST_CRASH_DEAL"
 
 PACKAGE_LOGGER = "fcsurvey"
 SPAWN = multiprocessing.get_context("spawn")
+#: What a local worker sends up its pipe: batches of its task's events, then its result.
+EVENTS, RESULT, FAILURE = "events", "result", "failure"
+#: A worker sends its task's events at most this often, in one message: a survey of fast
+#: deals then costs a list append a deal, not a message and a wakeup of the parent.
+REPORT_EVERY_S = 0.2
 SHUTDOWN_GRACE_S = 2.0
 DASK_HINT = "running on Dask needs the dask extra: pip install 'fcsurvey[dask]'"
+DASK_EVENTS = "fcsurvey-events"  # the Dask event topic that carries tasks' events to the client
 SCHEDULER_CONNECT_TIMEOUT_S = 10  # a wrong --scheduler address fails this soon
 #: A scheduler address as a Dask client takes it: [PROTOCOL://]HOST:PORT, an IPv6 host in [].
 SCHEDULER_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+):([0-9]{1,5})")
@@ -74,114 +70,23 @@ class ExecutorError(ValueError):
 
 
 @dataclass(frozen=True)
-class ChunkSink:
-    """Where a worker writes its chunk file itself: the dataset directory (absolute, and the
-    same path on every worker) and when the run started, which every file records."""
-
-    path: str
-    run_started: float
-
-
-@dataclass(frozen=True)
-class ChunkTask:
-    """Deals to solve (ascending inclusive ranges), how to solve them, and where the rows go:
-    back to the caller, or (``sink``) into a chunk file the worker writes."""
-
-    deals: Tuple[Tuple[int, int], ...]
-    rules: Rules
-    limits: Limits
-    solutions: bool
-    solver: str  # "module:function", importable in a worker, called like solver.solve
-    sink: Optional[ChunkSink] = None
-    difficulty: bool = False  # also find each deal's fewest cells and score (difficulty.py)
-    checkpoints: Optional[str] = None  # directory for long proofs' checkpoints (store.PROOFS)
-    checkpoint_every: float = CHECKPOINT_EVERY_S
-
-
-@dataclass(frozen=True)
-class ChunkWritten:
-    """A task whose worker wrote its chunk file: the file's name and its counts by status,
-    all the caller needs to report progress."""
-
-    name: str
-    counts: Dict[str, int]
-
-
-@dataclass(frozen=True)
 class TaskFailed:
     """A task that produced no rows: its worker died or it raised."""
 
     reason: str
 
 
-Outcome = Union[List[Row], ChunkWritten, TaskFailed]
+#: What a backend gives back for a task: its value, or TaskFailed.
+Outcome = Any
+#: An event a task reported (task.PhaseStarted, task.DealFinished), passed on as it came.
+Event = Any
 
 
-@functools.lru_cache(maxsize=None)
-def load_solver(path: str) -> Callable[..., Result]:
-    """The function named by ``"module:function"``; ValueError if there is none."""
-    module, _, name = path.partition(":")
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"cannot load solver {path!r}: {exc}") from None
+def run_task(task: Any, report: Callable[[Event], None]) -> Any:
+    """What a worker does with a task: run it, passing on what it reports."""
+    return task.run(report)
 
 
-def solve_chunk(task: ChunkTask) -> List[Row]:
-    """Solve every deal of ``task``; a deal whose solve raises becomes an ``error`` row."""
-    solve = load_solver(task.solver)
-    if task.checkpoints is not None:
-        solve = functools.partial(solve, checkpoints=Path(task.checkpoints),
-                                  checkpoint_every=task.checkpoint_every)
-    crash_deal = int(os.environ.get(CRASH_DEAL_ENV, 0))
-    rows = []
-    for lo, hi in task.deals:
-        for deal in range(lo, hi + 1):
-            if deal == crash_deal:
-                os.kill(os.getpid(), signal.SIGKILL)
-            try:
-                if task.difficulty:  # its verdict found as min_cells finds each count's
-                    result = decide(deal, task.rules, task.limits, solve)
-                    found = min_cells(deal, task.rules, task.limits, solve, result)
-                else:
-                    result, found = solve(deal, task.rules, task.limits), None
-                extra = difficulty_columns(found) if found else {}
-            except Exception as exc:  # one deal's bug must not cost its chunk
-                log.exception("deal %d: the solver raised", deal)
-                rows.append(failed_row(deal, f"{type(exc).__name__}: {exc}"))
-                continue
-            rows.append({**result_row(deal, result, task.solutions), **extra})
-            for verdict in found.verdicts.values() if found else [result]:
-                if verdict.resumed:
-                    log.info("deal %d: a proof went on from its checkpoint", deal)
-            log.debug("deal %d: %s, %d moves, %d states, %.3f s", deal, result.status,
-                      result.moves, result.states, result.elapsed_s)
-    return rows
-
-
-def write_rows(sink: ChunkSink, rows: List[Row]) -> ChunkWritten:
-    """Write ``rows`` as one chunk file of the dataset at ``sink`` and summarise them.
-
-    The manifest is read from the directory itself, so a worker that does not share the
-    caller's storage fails here, with a message saying so, instead of writing elsewhere.
-    """
-    from .store import Dataset, StoreError, read_manifest  # pyarrow: only writing workers need it
-
-    path = Path(sink.path)
-    try:
-        # No lock of its own: the survey that sent the task holds the directory's lock.
-        written = Dataset(path, None, read_manifest(path)).write_chunk(rows, sink.run_started)  # type: ignore[arg-type]
-    except (OSError, StoreError) as exc:
-        raise ExecutorError(f"a worker on {socket.gethostname()} cannot write its chunk into "
-                            f"{path} ({exc}); --out must be storage every worker shares") from None
-    return ChunkWritten(written.name, dict(Counter(r["status"] for r in rows)))
-
-
-def run_chunk(task: ChunkTask) -> Union[List[Row], ChunkWritten]:
-    """The task every backend runs: solve the chunk, then return the rows or, if the task
-    names a sink, write them there and return only their summary."""
-    rows = solve_chunk(task)
-    return rows if task.sink is None else write_rows(task.sink, rows)
 
 
 class SharedLogHandler(MultiProcessingHandler):
@@ -213,18 +118,52 @@ def _exit_with_parent() -> None:
     os._exit(1)
 
 
-def _worker_main(conn: Any, fn: Callable[[Any], Any], log_targets: Sequence[Tuple[Any, int]]) -> None:
+class _Reporter:
+    """A worker's report: keeps its task's events and hands them to ``send`` in batches
+    every REPORT_EVERY_S, from a thread of its own (which runs while the C core holds no
+    GIL), so a survey of fast deals costs a list append a deal, not a message each."""
+
+    def __init__(self, send: Callable[[List[Event]], None]) -> None:
+        self._send = send
+        self.lock = threading.RLock()  # held while sending: what is sent after a flush comes after it
+        self.events: List[Event] = []
+
+    def __call__(self, event: Event) -> None:
+        with self.lock:
+            self.events.append(event)
+
+    def flush(self) -> None:
+        """Send the events kept so far."""
+        with self.lock:
+            if self.events:
+                self._send(self.events)
+                self.events = []
+
+    def keep_sending(self, stop: threading.Event) -> None:
+        """Flush every REPORT_EVERY_S until ``stop`` is set (or there is no one to send to)."""
+        while not stop.wait(REPORT_EVERY_S):
+            try:
+                self.flush()
+            except OSError:  # the parent is gone; _exit_with_parent ends this process
+                return
+
+
+def _worker_main(conn: Any, fn: Callable[[Any, Callable[[Event], None]], Any],
+                 log_targets: Sequence[Tuple[Any, int]]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     threading.Thread(target=_exit_with_parent, daemon=True).start()
     if log_targets:
         logger = logging.getLogger(PACKAGE_LOGGER)
         logger.propagate = False
         logger.setLevel(min(level for _, level in log_targets))
-        for queue, level in log_targets:
-            queue.cancel_join_thread()  # see SharedLogHandler
-            handler = QueueHandler(queue)
+        for log_queue, level in log_targets:
+            log_queue.cancel_join_thread()  # see SharedLogHandler
+            handler = QueueHandler(log_queue)
             handler.setLevel(level)
             logger.addHandler(handler)
+
+    report = _Reporter(lambda events: conn.send((EVENTS, events)))
+    threading.Thread(target=report.keep_sending, args=(threading.Event(),), daemon=True).start()
     while True:
         try:
             task = conn.recv()
@@ -233,11 +172,13 @@ def _worker_main(conn: Any, fn: Callable[[Any], Any], log_targets: Sequence[Tupl
         if task is None:
             return
         try:
-            reply = (True, fn(task))
+            reply = (RESULT, fn(task, report))
         except Exception as exc:
             log.exception("task failed")
-            reply = (False, f"{type(exc).__name__}: {exc}")
-        conn.send(reply)
+            reply = (FAILURE, f"{type(exc).__name__}: {exc}")
+        with report.lock:
+            report.flush()
+            conn.send(reply)
 
 
 class Executor:
@@ -251,11 +192,13 @@ class Executor:
         """How many tasks can be submitted now without queueing."""
         raise NotImplementedError
 
-    def submit(self, key: Hashable, task: ChunkTask) -> None:
+    def submit(self, key: Hashable, task: Any) -> None:
         raise NotImplementedError
 
     def wait(self, timeout: Optional[float]) -> List[Tuple[Hashable, Outcome]]:
-        """Outcomes of the tasks that finished, waiting up to ``timeout`` for the first."""
+        """Outcomes of the tasks that finished and events the running ones reported
+        (``(key, event)``, before their task's outcome), waiting up to ``timeout`` for the
+        first of either."""
         raise NotImplementedError
 
     def close(self, cancel: bool = False) -> None:
@@ -309,10 +252,11 @@ class LocalPool(Executor):
     """Up to ``workers`` spawned processes on this machine, each running one task at a time.
 
     Workers start on first use and a dead one is replaced on the next submit, so a
-    crash costs only the task it was running.
+    crash costs only the task it was running.  ``fn(task, report)`` is what a worker does
+    with a task; every event it reports comes back from :meth:`wait`.
     """
 
-    def __init__(self, workers: int, fn: Callable[[Any], Any] = run_chunk) -> None:
+    def __init__(self, workers: int, fn: Callable[[Any, Callable[[Event], None]], Any] = run_task) -> None:
         self.size = workers
         self.fn = fn
         self._workers: List[_Worker] = []
@@ -338,7 +282,7 @@ class LocalPool(Executor):
         self._workers.remove(worker)
         worker.conn.close()
 
-    def submit(self, key: Hashable, task: ChunkTask) -> None:
+    def submit(self, key: Hashable, task: Any) -> None:
         for worker in [w for w in self._workers if w.key is None]:
             try:
                 worker.conn.send(task)
@@ -357,18 +301,27 @@ class LocalPool(Executor):
             return []
         ready = set(multiprocessing.connection.wait(
             [w.conn for w in busy] + [w.process.sentinel for w in busy], timeout))
-        return [self._collect(w) for w in busy if w.conn in ready or w.process.sentinel in ready]
+        return [item for w in busy if w.conn in ready or w.process.sentinel in ready
+                for item in self._collect(w)]
 
-    def _collect(self, worker: _Worker) -> Tuple[Hashable, Outcome]:
-        key, worker.key = worker.key, None
+    def _collect(self, worker: _Worker) -> List[Tuple[Hashable, Outcome]]:
+        """What ``worker`` has sent (events, maybe its result), or its death."""
+        key, got = worker.key, []
         try:
-            if worker.conn.poll():
-                ok, value = worker.conn.recv()
-                return key, value if ok else TaskFailed(value)
+            while worker.conn.poll():
+                kind, value = worker.conn.recv()
+                if kind == EVENTS:
+                    got += [(key, event) for event in value]
+                    continue
+                worker.key = None
+                return got + [(key, value if kind == RESULT else TaskFailed(value))]
+            if worker.process.is_alive():
+                return got
         except (EOFError, OSError):
             pass
+        worker.key = None
         self._discard(worker)
-        return key, TaskFailed(_death_reason(worker.process))
+        return got + [(key, TaskFailed(_death_reason(worker.process)))]
 
     def close(self, cancel: bool = False) -> None:
         for worker in self._workers:
@@ -414,11 +367,23 @@ def dask_setup(worker: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _dask_task(task: ChunkTask, log_level: Optional[int]) -> Union[List[Row], ChunkWritten]:
-    """:func:`run_chunk` on a Dask worker, logging at the level the client forwards."""
+def _dask_task(task: Any, log_level: Optional[int]) -> Any:
+    """A task run on a Dask worker, logging at the level the client forwards, its events
+    sent to the client as Dask events of DASK_EVENTS (pickled: Dask's messages are msgpack)."""
     if log_level is not None:
         logging.getLogger(PACKAGE_LOGGER).setLevel(log_level)
-    return run_chunk(task)
+    worker = import_distributed().get_worker()
+    key = worker.get_current_task()
+    report = _Reporter(lambda events: worker.log_event(DASK_EVENTS, {"task": key, "events": pickle.dumps(events)}))
+    stop = threading.Event()
+    sender = threading.Thread(target=report.keep_sending, args=(stop,), daemon=True)
+    sender.start()
+    try:
+        return task.run(report)
+    finally:
+        stop.set()
+        sender.join()
+        report.flush()
 
 
 class DaskExecutor(Executor):
@@ -428,8 +393,8 @@ class DaskExecutor(Executor):
     Past one machine, an existing distributed engine schedules, restarts dead workers and
     retries their tasks; this class only feeds it.  Workers write their chunk files
     themselves (so the output directory must be storage every worker shares) and send back
-    a :class:`ChunkWritten`, so the client handles summaries, not rows, however large the
-    cluster.  A task whose worker dies is retried by Dask; after
+    a task.ChunkWritten, so the client handles summaries, not rows, however large the
+    cluster; a task's events come as Dask events, a batch every REPORT_EVERY_S.  A task whose worker dies is retried by Dask; after
     ``distributed.scheduler.allowed-failures`` deaths (3 by default) it fails with
     KilledWorker, which becomes :class:`TaskFailed` and the survey's own retry-then-split
     pins the deal.
@@ -458,6 +423,8 @@ class DaskExecutor(Executor):
         except OSError as exc:
             raise ExecutorError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
         self._futures: Dict[Any, Hashable] = {}  # dask Future -> the caller's key
+        self._events: "queue.SimpleQueue[Any]" = queue.SimpleQueue()  # filled by Dask's thread
+        self.client.subscribe_topic(DASK_EVENTS, self._events.put)
         self._threads = self._count_threads()
         self.where = (f"a local Dask cluster of {len(self.client.nthreads())} workers" if scheduler is None
                       else f"the Dask cluster at {scheduler} ({self._threads} worker threads)")
@@ -478,7 +445,7 @@ class DaskExecutor(Executor):
         # One task even when no worker has joined yet: it waits on the scheduler.
         return max(max(self._threads, 1) - len(self._futures), 0)
 
-    def submit(self, key: Hashable, task: ChunkTask) -> None:
+    def submit(self, key: Hashable, task: Any) -> None:
         first, last = task.deals[0][0], task.deals[-1][1]
         future = self.client.submit(_dask_task, task, self._log_level,
                                     key=f"fcsurvey-deals-{first}-{last}-{uuid.uuid4().hex}")
@@ -490,13 +457,28 @@ class DaskExecutor(Executor):
         try:
             done = self._dask.wait(list(self._futures), timeout=timeout, return_when="FIRST_COMPLETED").done
         except self._dask.TimeoutError:
-            return []
+            done = set()
         except self._dask.CancelledError as exc:
             raise ExecutorError(f"the Dask cluster dropped the survey's tasks ({exc}); finished "
                                 f"chunks are kept, run the same command again to resume") from None
+        heard = self._heard()
         outcomes = [(self._futures.pop(future), self._outcome(future)) for future in done]
-        self._threads = self._count_threads()  # after a death, fewer threads until it restarts
-        return outcomes
+        if done:
+            self._threads = self._count_threads()  # after a death, fewer threads until it restarts
+        return heard + outcomes
+
+    def _heard(self) -> List[Tuple[Hashable, Event]]:
+        """The events that have come in from tasks still in flight (those of a finished
+        task may come after its outcome, too late to matter: they are dropped)."""
+        keys = {future.key: key for future, key in self._futures.items()}
+        heard = []
+        while True:
+            try:
+                _, message = self._events.get_nowait()
+            except queue.Empty:
+                return heard
+            if message["task"] in keys:
+                heard += [(keys[message["task"]], event) for event in pickle.loads(message["events"])]
 
     def _outcome(self, future: Any) -> Outcome:
         if future.status == "finished":
@@ -514,6 +496,8 @@ class DaskExecutor(Executor):
         # cluster of our own closing it stops the workers, on another it lets them finish.
         # After a failure the scheduler may be gone: then nothing more is asked of it.
         self._futures.clear()
+        if not cancel:
+            self.client.unsubscribe_topic(DASK_EVENTS)
         if self._log_level is not None and not cancel:
             self.client.unforward_logging(PACKAGE_LOGGER)
         self.client.close()

@@ -34,11 +34,20 @@ import pyarrow.compute as pc
 
 from .deals import deal as make_deal
 from .notation import structured
+from .console import work_bar
 from .replay import validate
 from .rules import Rules
 from .schema import DIFFICULTY_RANK, SOLVED, STATUSES
 from .store import read, read_manifest
-from .survey import summarize, summary_text
+from .summary import summarize, summary_text
+
+
+#: Told how many more deals an export has got through, for its progress bar.
+Tick = Callable[[int], object]
+
+
+def _no_tick(_deals: int) -> None:
+    """The tick of an export that shows no progress."""
 
 
 class ReportError(ValueError):
@@ -261,10 +270,11 @@ def select(path: Path, where: Optional[str] = None, sort: str = "deal", descendi
     return table, Rules.from_dict(read_manifest(path)["rules"])
 
 
-def check_solutions(table: pa.Table, rules: Rules) -> None:
+def check_solutions(table: pa.Table, rules: Rules, tick: Tick = _no_tick) -> None:
     """Replay every solution in ``table`` with the rules engine; ReportError naming the
-    first deal whose solution is illegal or does not win."""
+    first deal whose solution is illegal or does not win.  ``tick(1)`` after each deal."""
     for number, solution in zip(table["deal"].to_pylist(), table["solution"].to_pylist()):
+        tick(1)
         if solution is not None:
             result = validate(make_deal(number, rules), rules, solution)
             if not result.ok:
@@ -272,22 +282,23 @@ def check_solutions(table: pa.Table, rules: Rules) -> None:
                                   f"nothing exported")
 
 
-def _records(table: pa.Table, rules: Rules) -> Iterator[Dict[str, Any]]:
+def _records(table: pa.Table, rules: Rules, tick: Tick) -> Iterator[Dict[str, Any]]:
     columns = [c for c in LIST_COLUMNS if c in table.column_names]
     for row in table.select(columns + ["solution"]).to_pylist():
+        tick(1)
         solution = row["solution"]
         yield {"deal": row["deal"], "rules": rules.to_dict(), **row, "solution_moves": (
             None if solution is None else structured(make_deal(row["deal"], rules), rules, solution))}
 
 
-def _write_json(table: pa.Table, rules: Rules, out: TextIO) -> None:
+def _write_json(table: pa.Table, rules: Rules, out: TextIO, tick: Tick) -> None:
     out.write("[")
-    for i, record in enumerate(_records(table, rules)):
+    for i, record in enumerate(_records(table, rules, tick)):
         out.write(("," if i else "") + "\n" + json.dumps(record))
     out.write("\n]\n")
 
 
-def _write_csv(table: pa.Table, rules: Rules, out: TextIO) -> None:
+def _write_csv(table: pa.Table, rules: Rules, out: TextIO, tick: Tick) -> None:
     columns = [c for c in LIST_COLUMNS if c in table.column_names] + ["solution"]
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
@@ -295,29 +306,33 @@ def _write_csv(table: pa.Table, rules: Rules, out: TextIO) -> None:
         writer.writerow(["" if row[c] is None else row[c] for c in columns])
 
 
-def _write_txt(table: pa.Table, rules: Rules, out: TextIO) -> None:
+def _write_txt(table: pa.Table, rules: Rules, out: TextIO, tick: Tick) -> None:
     out.writelines(f"{number}\n" for number in table["deal"].to_pylist())
 
 
-WRITERS: Dict[str, Callable[[pa.Table, Rules, TextIO], None]] = {
+WRITERS: Dict[str, Callable[[pa.Table, Rules, TextIO, Tick], None]] = {
     "json": _write_json, "csv": _write_csv, "txt": _write_txt}
 FORMATS = tuple(WRITERS)
 
 
 def export(path: Path, out: TextIO, *, where: Optional[str] = None, sort: str = "deal",
-           descending: bool = False, limit: Optional[int] = None, fmt: str = "json") -> int:
+           descending: bool = False, limit: Optional[int] = None, fmt: str = "json",
+           progress: bool = False) -> int:
     """Write the selected deals of dataset ``path`` to ``out`` as ``fmt`` and return how many.
 
     json: a list of records, one a line: deal, rules, status, difficulty, difficulty_rank,
     min_cells, min_cells_exact, moves, solution (the move notation) and solution_moves
     (from, to, card, count).  csv: the same but the rules and solution_moves.  txt: deal
-    numbers, one a line.  Every solution is replayed before anything is written.
+    numbers, one a line.  Every solution is replayed before anything is written.  With
+    ``progress``, a large export shows bars on stderr (console.work_bar), never on ``out``.
     """
     if fmt not in WRITERS:
         raise ReportError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     table, rules = select(path, where, sort, descending, limit)
-    check_solutions(table, rules)
-    WRITERS[fmt](table, rules, out)
+    with work_bar(len(table), "replaying solutions", progress) as bar:
+        check_solutions(table, rules, bar.update)
+    with work_bar(len(table), f"writing {fmt}", progress) as bar:
+        WRITERS[fmt](table, rules, out, bar.update)
     return len(table)
 
 

@@ -85,6 +85,11 @@ def _build_id() -> bytes:
         return hashlib.sha256(f.read()).digest()
 
 
+def core_build() -> str:
+    """This build of the C core, as datasets record it: the first 16 hex digits of its digest."""
+    return _build_id().hex()[:16]
+
+
 def checkpoint_tag(position: Position, rules: Rules) -> bytes:
     """What a proof's checkpoint must match to be resumed: the build, the rules, the start."""
     return hashlib.sha256(_build_id() + repr((core_rules(rules), position.columns, position.cells,

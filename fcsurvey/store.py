@@ -62,6 +62,7 @@ META_GENERATOR = "fcsurvey.generator"
 META_SOLUTIONS = "fcsurvey.solutions"    # "true" or "false"; files of fcsurvey 0.1.0 lack it
 META_DIFFICULTY = "fcsurvey.difficulty"  # the same; their columns tell
 META_RUN = "fcsurvey.run"  # per file: when its run started and when the file was written
+META_BUILD = "fcsurvey.core_build"  # the digest of the C core that solved the file's deals
 
 
 class StoreError(ValueError):
@@ -134,7 +135,8 @@ def read_manifest(path: Path) -> Dict[str, Any]:
 
 
 def schema_metadata(manifest: Mapping[str, Any]) -> Dict[str, str]:
-    """The key-value metadata every file of the dataset carries."""
+    """The key-value metadata every file of the dataset carries (the core build only where
+    the manifest records one: older datasets do not)."""
     metadata = {
         META_VERSION: manifest["fcsurvey_version"],
         META_RULES: Rules.from_dict(manifest["rules"]).to_json(),
@@ -144,6 +146,8 @@ def schema_metadata(manifest: Mapping[str, Any]) -> Dict[str, str]:
     }
     if "solutions" in manifest:
         metadata[META_SOLUTIONS] = json.dumps(manifest["solutions"])
+    if manifest.get("core_build"):
+        metadata[META_BUILD] = manifest["core_build"]
     return metadata
 
 
@@ -355,6 +359,17 @@ def chunk_runs(path: Path) -> List[Tuple[float, float]]:
     return runs
 
 
+def chunk_builds(path: Path) -> Dict[Tuple[Optional[str], Optional[str]], int]:
+    """How many chunk files each (fcsurvey version, core build) made; ``None`` where a file
+    does not say (files written before builds were recorded)."""
+    builds: Dict[Tuple[Optional[str], Optional[str]], int] = {}
+    for f in chunk_files(path):
+        meta = pq.read_metadata(f).metadata or {}
+        made = tuple(meta[k.encode()].decode() if k.encode() in meta else None for k in (META_VERSION, META_BUILD))
+        builds[made] = builds.get(made, 0) + 1  # type: ignore[index]
+    return builds
+
+
 def _stored_solutions(path: Path) -> Optional[bool]:
     """Whether the rows of a dataset whose manifest does not say (fcsurvey 0.1.0's) keep
     their solutions: yes if one row has one, no if a solved deal has none, ``None`` while no
@@ -396,6 +411,18 @@ def _write_atomically(final: Path, write: Any) -> None:
     _fsync_dir(final.parent)
 
 
+def _may_hold(file: Path, column: str, value: str) -> bool:
+    """Whether ``column`` of ``file`` may hold ``value``, by its row groups' min/max
+    statistics (True where a group has none)."""
+    meta = pq.read_metadata(file)
+    index = meta.schema.names.index(column)
+    for g in range(meta.num_row_groups):
+        stats = meta.row_group(g).column(index).statistics
+        if stats is None or not stats.has_min_max or stats.min <= value <= stats.max:
+            return True
+    return False
+
+
 def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "",
                  names: Tuple[str, str] = ("dataset", "asked")) -> List[str]:
     """``rules.cells 4 (dataset) vs 3 (asked)`` lines for every field that differs."""
@@ -429,11 +456,12 @@ class Dataset:
     @classmethod
     def open(cls, path: Path, rules: Rules, limits: "Limits", requested: DealSet, *,
              force_new: bool = False, difficulty: bool = False, solutions: bool = True,
-             defer_manifest: bool = False) -> "Dataset":
+             defer_manifest: bool = False, build: Optional[str] = None) -> "Dataset":
         """Open (creating if needed) the dataset at ``path`` for results under ``rules`` and
         ``limits``, adding ``requested`` to the deals it is meant to cover; ``difficulty``
         datasets also hold the columns of DIFFICULTY_SCHEMA, and ``solutions`` says whether
-        rows keep their solutions.
+        rows keep their solutions.  ``build`` (the solver's core_build) goes into the manifest
+        and every file written from now on, so a reader can tell which build solved what.
 
         A directory holding results made with other rules or limits, or in the other mode,
         is refused unless ``force_new``, which deletes those results first.  The manifest is
@@ -455,7 +483,7 @@ class Dataset:
             raise
         try:
             dataset = cls(path, lock_fd, cls._prepare(path, identity(rules, limits, difficulty, solutions),
-                                                      requested, force_new))
+                                                      requested, force_new, build))
             if not defer_manifest:
                 dataset.write_manifest()
             return dataset
@@ -465,7 +493,7 @@ class Dataset:
 
     @staticmethod
     def _prepare(path: Path, wanted: Dict[str, Any], requested: DealSet,
-                 force_new: bool) -> Dict[str, Any]:
+                 force_new: bool, build: Optional[str]) -> Dict[str, Any]:
         """The manifest the dataset is to have, once the directory is checked writable and
         the one there (if any) agrees with ``wanted``."""
         probe = path / f"{TEMP_PREFIX}{MANIFEST}{TEMP_SUFFIX}"
@@ -500,7 +528,8 @@ class Dataset:
             raise StoreError(f"{path} holds chunk files but no {MANIFEST}, so their rules are "
                              f"unknown; use --force-new to delete them, or choose another --out")
         return {"format": MANIFEST_FORMAT, "fcsurvey_version": __version__, **wanted,
-                "requested": [list(r) for r in requested.ranges]}
+                "requested": [list(r) for r in requested.ranges],
+                **({"core_build": build} if build else {})}
 
     def write_manifest(self) -> None:
         """Write the manifest, atomically: from then on the directory is this dataset's."""
@@ -529,6 +558,39 @@ class Dataset:
                     held.append((f, _deal_set(f, parquet.read(columns=["deal"])["deal"])))
         _check_disjoint(held)
         return DealSet(r for _, deals in held for r in deals.ranges)
+
+    def deals_with(self, status: str) -> List[Tuple[Path, DealSet]]:
+        """Each chunk file holding rows of ``status``, with their deals (a survey solves its
+        ``error`` deals again).  A file's statistics clear most files without reading a row."""
+        found = []
+        for f in chunk_files(self.path):
+            try:
+                if not _may_hold(f, "status", status):
+                    continue
+                rows = pq.read_table(f, columns=["deal", "status"])
+            except (OSError, pa.ArrowException) as exc:
+                raise StoreError(f"chunk file {f} is unreadable ({exc}); delete it and rerun") from None
+            deals = rows.filter(pc.equal(rows["status"], status))["deal"].to_pylist()
+            if deals:
+                found.append((f, DealSet.from_sorted(sorted(deals))))
+        return found
+
+    def rewrite_chunk(self, path: Path, rows: Sequence[Mapping[str, Any]], run_started: float) -> Path:
+        """Replace the rows of chunk file ``path`` that are for the deals of ``rows`` by them.
+
+        The file keeps its deals, so its name, and is replaced by one atomic rename: a
+        reader, or a run killed meanwhile, sees the old file or the new one, never both and
+        never a deal twice."""
+        new = {r["deal"] for r in rows}
+        old = pq.read_table(path, schema=self.schema).to_pylist()
+        held = [r["deal"] for r in old]
+        stray = new - set(held)
+        if stray:
+            raise StoreError(f"{path} holds no row for deals {DealSet((d, d) for d in stray)}")
+        if path.name != CHUNK_NAME.format(first=min(held), last=max(held)):
+            raise StoreError(f"chunk file {path} is misnamed for its deals {min(held)}-{max(held)}; "
+                             f"delete it and rerun")
+        return self.write_chunk([r for r in old if r["deal"] not in new] + list(rows), run_started)
 
     def write_chunk(self, rows: Sequence[Mapping[str, Any]], run_started: float) -> Path:
         """Write one chunk's rows (a dict per deal, rule columns left out) atomically."""

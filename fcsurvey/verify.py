@@ -10,6 +10,7 @@ proofs whatever limits produced them, so limits never decide which dataset may b
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -21,16 +22,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import known, store
-from .deals import GENERATOR_NAME, deal as make_deal
-from .known import (FREECELL, FULL, QUICK, STANDARD, TIERS, Claim, ClaimError, Count, ExactDeals, MinCellsCounts,
+from .console import Progress, duration
+from .dealset import DealSet
+from .deals import GENERATOR_NAME
+from .known import (FREECELL, QUICK, TIERS, Claim, ClaimError, Count, ExactDeals, MinCellsCounts,
                     WinRate, percent)
-from .notation import format_solution, parse_solution
-from .replay import validate
+from .limits import Limits
 from .rules import Rules
 from .schema import SOLVED, UNSOLVABLE
-from .solver import Limits
-from .dealset import DealSet
-from .survey import DEFAULT_CHUNK_SIZE, RESULTS_DIR, Progress, Survey, default_out, default_workers
+from .summary import builds, made_by_text
+from .survey import DEFAULT_CHUNK_SIZE, RESULTS_DIR, Survey, default_out, default_workers
 
 CACHE_DIR = RESULTS_DIR / "verify"
 CONFIDENCE = 0.999            # of the binomial interval a measured win rate must share with the record
@@ -42,12 +43,6 @@ ROW_COLUMNS = ["deal", "status", "limit", "error"]
 MIN_CELLS_COLUMNS = ["min_cells", "min_cells_exact", "min_cells_limit"]  # read too from --difficulty datasets
 OPPOSITE = {SOLVED: UNSOLVABLE, UNSOLVABLE: SOLVED}
 PASS, FAIL = "PASS", "FAIL"
-
-EXPLORATIONS = ("foundation-return",)
-SOLUTION_TOKENS_PER_LINE = 20
-#: ``--explore foundation-return`` re-solves the deals unsolvable with 4 cells below this.
-EXPLORE_BELOW = {QUICK: 1_000_000, STANDARD: 1_000_000, FULL: 10_000_000}
-FOUNDATION_RETURN = FREECELL.replace(foundation_return=True)
 
 ProgressFactory = Callable[[int], Progress]
 Say = Callable[[str], None]
@@ -227,6 +222,9 @@ class Outcome:
     problems: Tuple[str, ...]
     dataset: Path
     surveyed_s: Optional[float] = None  # time spent surveying it in this run
+    #: The builds that made the dataset, when one is not this build (a shipped dataset, or a
+    #: cache an older build began): its verdicts are that build's, not this one's.
+    other_build: Optional[str] = None
 
     @property
     def result(self) -> str:
@@ -358,7 +356,15 @@ def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[fl
 
 def check(task: Task, *, cache: Path = CACHE_DIR, workers: Optional[int] = None,
           progress: Optional[ProgressFactory] = None, say: Say = lambda _: None) -> Outcome:
-    """Check one claim: on its given dataset, a reusable one, or a survey of its own."""
+    """Check one claim: on its given dataset, a reusable one, or a survey of its own; the
+    outcome says whether another build than this one made that dataset."""
+    outcome = _check(task, cache, workers, progress, say)
+    made = builds(outcome.dataset)
+    return dataclasses.replace(outcome, other_build=made_by_text(made)) if made["other_build"] else outcome
+
+
+def _check(task: Task, cache: Path, workers: Optional[int], progress: Optional[ProgressFactory],
+           say: Say) -> Outcome:
     claim = task.claim
     if task.dataset is not None:
         return compare(claim, read_rows(task.dataset, claim.deals), task.dataset)
@@ -394,26 +400,26 @@ def _cells(outcome: Outcome) -> Tuple[str, ...]:
     return (c.id, c.tier or "-", expected_text(c), outcome.measured, outcome.result)
 
 
-def _duration(seconds: float) -> str:
-    minutes, secs = divmod(int(round(seconds)), 60)
-    return f"{minutes}m {secs:02d}s" if minutes else f"{seconds:.1f}s"
-
-
 def _notes(outcomes: Sequence[Outcome]) -> List[str]:
     lines = []
     for o in outcomes:
         for problem in o.problems:
             lines.append(f"FAIL {o.claim.id}: {problem}")
     for o in outcomes:
-        how = f"surveyed in {_duration(o.surveyed_s)}" if o.surveyed_s is not None else "reused"
-        lines.append(f"{o.claim.id}: {o.dataset} ({how})")
+        how = f"surveyed in {duration(o.surveyed_s)}" if o.surveyed_s is not None else "reused"
+        made = f"; made by {o.other_build}" if o.other_build else ""
+        lines.append(f"{o.claim.id}: {o.dataset} ({how}{made})")
+    elsewhere = [o.claim.id for o in outcomes if o.other_build]
+    if elsewhere:
+        lines.append(f"{len(elsewhere)} of {len(outcomes)} claims checked on data another build made "
+                     f"(shipped or reused), not on this build's own survey: {', '.join(elsewhere)}")
     return lines
 
 
 def verdict_line(outcomes: Sequence[Outcome], elapsed_s: float) -> str:
     failed = sum(not o.passed for o in outcomes)
     return (f"{len(outcomes)} claims: {len(outcomes) - failed} PASS, {failed} FAIL "
-            f"({_duration(elapsed_s)})")
+            f"({duration(elapsed_s)})")
 
 
 def table_text(outcomes: Sequence[Outcome], elapsed_s: float) -> str:
@@ -448,79 +454,3 @@ def claims_text(claims: Sequence[Claim]) -> str:
             lines.append(f"{c.id.ljust(width)}  {tier.ljust(8)}  {c.statement}")
             lines.append(f"{' ' * width}  {' ' * 8}  source: {c.source}")
     return "\n".join(lines)
-
-
-# --- beyond the record: foundation return ---------------------------------------------------
-
-@dataclass(frozen=True)
-class Explored:
-    """One deal re-solved with foundation return.  ``proved`` is true for a proof either way:
-    unsolvable after an exhaustive search, or solved with a solution the rules engine replays
-    to a win."""
-
-    deal: int
-    status: str
-    states: int
-    solution: Optional[str]
-    replay: str
-    proved: bool
-
-
-def explore_deals(tier: Optional[str]) -> Tuple[int, ...]:
-    """The deals unsolvable with 4 cells that ``--explore`` re-solves at ``tier``."""
-    return known.IMPOSSIBLE_4_CELLS.within(DealSet([(1, EXPLORE_BELOW[tier or QUICK])]))
-
-
-def explore_foundation_return(deals: Sequence[int], *, cache: Path = CACHE_DIR,
-                              workers: Optional[int] = None, progress: Optional[ProgressFactory] = None,
-                              say: Say = lambda _: None) -> List[Explored]:
-    """Solve ``deals`` with foundation return on and replay every solution found.
-
-    The survey keeps solutions and lives in the cache like a claim's, so it resumes.
-    """
-    wanted = DealSet((d, d) for d in deals)
-    limits = Limits()
-    out = Path(cache) / default_out(wanted, FOUNDATION_RETURN, limits).name
-    job = Survey(wanted, out, rules=FOUNDATION_RETURN, limits=limits, workers=workers)
-    say(f"foundation return: solving {job.todo:,} deals ({job.skipped:,} already done) into {job.out}")
-    job.run(progress(job.todo) if progress is not None and job.todo else None)
-    table = store.read(out)
-    rows = {r["deal"]: r for r in table.select(["deal", "status", "states", "solution", "limit", "error"])
-            .to_pylist()}
-    explored = []
-    for number in deals:
-        row = rows.get(number)
-        if row is None:
-            explored.append(Explored(number, "missing", 0, None, f"no row in {out}", False))
-        elif row["status"] == UNSOLVABLE:
-            explored.append(Explored(number, UNSOLVABLE, row["states"], None,
-                                     f"every reachable position searched ({row['states']:,})", True))
-        elif row["status"] == SOLVED:
-            check = validate(make_deal(number, FOUNDATION_RETURN), FOUNDATION_RETURN, row["solution"] or "")
-            explored.append(Explored(number, SOLVED, row["states"], row["solution"],
-                                     f"solution replayed by the rules engine: {check.verdict()}", check.ok))
-        else:
-            why = row["limit"] and f"{row['limit']} limit" or row["error"]
-            explored.append(Explored(number, row["status"], row["states"] or 0, None,
-                                     f"no proof ({why})", False))
-    return explored
-
-
-def explore_text(explored: Sequence[Explored]) -> str:
-    """The foundation-return report: a line per deal, then the solutions."""
-    width = max(len(str(e.deal)) for e in explored)
-    lines = ["Deals unsolvable with 4 free cells (standard rules), solved again with foundation return:", ""]
-    lines += [f"{str(e.deal).rjust(width)}  {e.status:<10}  {e.replay}" for e in explored]
-    solved = [e for e in explored if e.status == SOLVED]
-    for e in solved:
-        lines += ["", f"deal {e.deal} with foundation return:",
-                  format_solution(parse_solution(e.solution or ""), per_line=SOLUTION_TOKENS_PER_LINE)]
-    lines += ["", f"{len(solved)} of {len(explored)} become solvable with foundation return; "
-              + ("every verdict is a proof." if all(e.proved for e in explored)
-                 else f"{sum(not e.proved for e in explored)} without a proof.")]
-    return "\n".join(lines)
-
-
-def explore_markdown(explored: Sequence[Explored]) -> str:
-    """The foundation-return report for ``--report``."""
-    return f"# Foundation return\n\n```\n{explore_text(explored)}\n```\n"

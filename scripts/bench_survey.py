@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from fcsurvey.dealset import parse_deals
-from fcsurvey.survey import summarize
+from fcsurvey.summary import summarize
 
 FC_SOLVE_RANGE = "freecell-solver-range-parallel-solve"
 DEFAULT_FC_SOLVE_ARGS = "-l lg"  # fc-solve's "lucky gerbil" preset: its fast general-purpose setting

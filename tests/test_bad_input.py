@@ -15,12 +15,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List, Tuple
+from typing import List
 
 import pytest
 
 from fcsurvey import store
-from fcsurvey.cli import main
 from fcsurvey.deals import deal
 from fcsurvey.dealset import DealError, DealSet, check_deal_number, parse_deals, read_deals_file
 from fcsurvey.engine import Position
@@ -31,16 +30,12 @@ from fcsurvey.rules import PRESETS
 from fcsurvey.solver import MAX_STATES, solve
 from fcsurvey.survey import Survey
 
+from conftest import cli
+
 TESTS = Path(__file__).parent
 BOM = "\ufeff"
 
 
-def cli(capsys: pytest.CaptureFixture, *args: object) -> Tuple[int, str, str]:
-    """``main`` on ``args``: its exit code, stdout and stderr."""
-    with pytest.raises(SystemExit) as stop:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return stop.value.code, out, err
 
 
 def the_error(code: int, out: str, err: str) -> str:

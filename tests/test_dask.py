@@ -23,9 +23,10 @@ import pytest
 import fake_solver
 from fcsurvey import store
 from fcsurvey.dealset import parse_deals
-from fcsurvey.executors import CRASH_DEAL_ENV, DASK_HINT
+from fcsurvey.executors import DASK_HINT
 from fcsurvey.solver import Limits
 from fcsurvey.survey import Survey
+from fcsurvey.task import CRASH_DEAL_ENV
 
 from conftest import FAKE_SOLVER, cli, data, fake_env, fcsurvey, wait_for
 
@@ -89,7 +90,7 @@ def test_a_local_dask_cluster_gives_the_local_pools_dataset(distributed, tmp_pat
     assert proc.returncode == 0, stderr
     assert "with a local Dask cluster of 2 workers into" in stderr
     assert stdout.startswith("Surveyed 2,000 deals in ")
-    assert "fcsurvey.executors: deal 2000: solved" in log.read_text()  # forwarded by the workers
+    assert "fcsurvey.task: deal 2000: solved" in log.read_text()  # forwarded by the workers
     assert data(out).equals(local_2000)
     assert store.temp_files(out) == []
 
@@ -138,13 +139,23 @@ def test_a_deal_that_kills_workers_ends_as_error(distributed, tmp_path):
     proc = fcsurvey("survey", "1-100", "--chunk-size", "20", "--executor", "dask", "--workers", "2",
                     "--out", out, env=env, cwd=tmp_path)
     stdout, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 0, stderr
+    assert proc.returncode == 1, stderr  # a deal without a verdict
     assert "deals 41-60: 1 Dask worker died running it; retrying once" in stderr
     table = store.read(out)
     assert table["deal"].to_pylist() == list(range(1, 101))
     errors = table.filter(pc.equal(table["status"], "error")).to_pylist()
     assert [(r["deal"], r["error"]) for r in errors] == [(57, "1 Dask worker died running it")]
     assert "deals-0000000041-0000000060.parquet" in [p.name for p in store.chunk_files(out)]
+    del env[CRASH_DEAL_ENV]  # the same command solves 57 again, in its file
+    files = store.chunk_files(out)
+    proc = fcsurvey("survey", "1-100", "--chunk-size", "20", "--executor", "dask", "--workers", "2",
+                    "--out", out, env=env, cwd=tmp_path)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+    assert "Surveying 1 deals (1 error deals solved again, 99 already done)" in stderr
+    table = store.read(out)
+    assert table["deal"].to_pylist() == list(range(1, 101)) and "error" not in table["status"].to_pylist()
+    assert store.chunk_files(out) == files
 
 
 def start(*args, cwd):

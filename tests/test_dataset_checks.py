@@ -19,10 +19,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from fcsurvey import schema, store
-from fcsurvey.cli import main
 from fcsurvey.rules import PRESETS
 from fcsurvey.dealset import parse_deals
 from fcsurvey.survey import SOLVER_ENV, Survey
+
+from conftest import cli
 
 FAKE = "fake_solver:solve"
 SHIPPED_NO_SOLUTIONS = Path(__file__).parent.parent / "results" / "freecell_1-1000000"
@@ -30,11 +31,6 @@ FIRST, SECOND = "deals-0000000001-0000000020.parquet", "deals-0000000021-0000000
 REPAIR = "delete it and rerun the survey, which solves its deals again"
 
 
-def cli(capsys, *args):
-    with pytest.raises(SystemExit) as stop:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return stop.value.code, out, err
 
 
 @pytest.fixture(scope="module")

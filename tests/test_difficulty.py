@@ -13,12 +13,13 @@ from fcsurvey.cli import main
 from fcsurvey.deals import deal as make_deal
 from fcsurvey.dealset import parse_deals
 from fcsurvey.difficulty import EFFORT_DIGITS, decide, fewest_cells_allowed, min_cells, narrower_rules, score
-from fcsurvey.executors import ChunkTask, solve_chunk
 from fcsurvey.replay import validate
 from fcsurvey.rules import MAX_CELLS, PRESETS, preset
 from fcsurvey.solver import PHASES, PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result, solve
 from fcsurvey.store import MANIFEST, StoreError
-from fcsurvey.survey import Survey, default_out, summarize, summary_text
+from fcsurvey.summary import summarize, summary_text
+from fcsurvey.survey import Survey, default_out
+from fcsurvey.task import ChunkTask, solve_chunk
 
 from conftest import NEED_FOUR, NEED_NONE, golden_states
 

@@ -12,12 +12,14 @@ import pyarrow.compute as pc
 import pytest
 
 from fcsurvey import store
-from fcsurvey.executors import CRASH_DEAL_ENV, LocalPool
+from fcsurvey.executors import LocalPool
 from fcsurvey.rules import PRESETS, preset
 from fcsurvey.solver import Limits
 from fcsurvey.dealset import DealError, DealSet, parse_deals, read_deals_file, requested_deals
 from fcsurvey.store import StoreError
-from fcsurvey.survey import Survey, SurveyError, default_out, plan_chunks, summarize, summary_text
+from fcsurvey.summary import summarize, summary_text
+from fcsurvey.survey import Survey, SurveyError, default_out, plan_chunks
+from fcsurvey.task import CRASH_DEAL_ENV
 
 from conftest import FAKE_SOLVER, data
 

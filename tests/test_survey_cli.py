@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fcsurvey import store
+from fcsurvey import console, store
 from conftest import cli, fake_env, fcsurvey, golden_states, wait_for
 
 
@@ -67,13 +67,14 @@ def test_summary_of_something_else_is_one_error_line(capsys, tmp_path):
 
 # --- a real survey through the CLI ------------------------------------------------------------
 
-def test_survey_then_summary(capsys, tmp_path):
+def test_survey_then_summary(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(console, "PLAIN_PROGRESS_EVERY_S", 0.0)  # a line a deal: stderr is no terminal
     code, out, err = cli(capsys, "survey", "11982,1-20", "--out", tmp_path, "--chunk-size", "2",
                          "--workers", "2")
     assert code == 0
     assert out.startswith("Surveyed 21 deals in ") and "20 solved, 1 unsolvable, 0 unknown" in out
     assert err.startswith("Surveying 21 deals (0 already done) with 2 workers into ")
-    assert "20/21 deals (95.2%), " in err  # a plain line every 10 chunks: stderr is no terminal
+    assert "20/21 deals (95.2%), " in err
     code, out, _ = cli(capsys, "summary", tmp_path)
     assert code == 0 and "Unsolvable  11982\n" in out and "no gaps" in out
     code, out, _ = cli(capsys, "summary", tmp_path, "--json")
@@ -102,7 +103,7 @@ def test_log_file_collects_every_process(capsys, tmp_path):
     assert code == 0
     text = log.read_text()
     assert "[MainProcess] fcsurvey.survey: surveying 4 deals" in text
-    assert "[worker-1] fcsurvey.executors: deal 3: solved" in text
+    assert "[worker-1] fcsurvey.task: deal 3: solved" in text
     assert "DEBUG [worker-1] deal 4: solved" in err
 
 

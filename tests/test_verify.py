@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from fcsurvey import known, verify
+from fcsurvey import explore, known, verify
 from fcsurvey.known import ClaimError
 from fcsurvey.rules import PRESETS, preset
 from fcsurvey.solver import SOLVED, UNKNOWN, UNSOLVABLE, Limits
@@ -319,19 +319,19 @@ def test_verify_checks_a_difficulty_dataset_from_the_command_line(capsys, min_ce
 # --- foundation return -----------------------------------------------------------------------
 
 def test_foundation_return_on_the_eight_is_proved_both_ways(tmp_path):
-    deals = verify.explore_deals(None)
+    deals = explore.explore_deals(None)
     assert deals == known.IMPOSSIBLE_4_CELLS.within(DealSet([(1, 1_000_000)]))
-    explored = verify.explore_foundation_return(deals + (1,), cache=tmp_path, workers=1)
+    explored = explore.explore_foundation_return(deals + (1,), cache=tmp_path, workers=1)
     assert all(e.proved for e in explored)
     assert [e.deal for e in explored if e.status == SOLVED] == [1]  # deal 1: a solvable control
     assert "solution replayed by the rules engine: valid" in explored[-1].replay
-    text = verify.explore_text(explored)
+    text = explore.explore_text(explored)
     assert "1 of 9 become solvable with foundation return; every verdict is a proof." in text
 
 
 def test_a_solution_that_does_not_replay_is_no_proof(tmp_path, monkeypatch):
     monkeypatch.setenv(SOLVER_ENV, FAKE_SOLVER)
-    explored = verify.explore_foundation_return((1, 11982, 97), cache=tmp_path, workers=1)
+    explored = explore.explore_foundation_return((1, 11982, 97), cache=tmp_path, workers=1)
     by_deal = {e.deal: e for e in explored}
     assert not by_deal[1].proved and "invalid" in by_deal[1].replay
     assert by_deal[11982].proved
