@@ -246,7 +246,7 @@ EXECUTORS = (LOCAL, DASK)
                    "cluster's).  [default: CPU count]")
 @click.option("--executor", type=click.Choice(EXECUTORS), default=LOCAL, show_default=True,
               help="Where the workers run: processes of this machine, or a Dask cluster (needs "
-                   "pip install 'fcsurvey[dask]').  With dask the workers write the chunk files "
+                   "pip install '.[dask]' from a checkout).  With dask the workers write the chunk files "
                    "themselves, so --out must be storage every worker shares (NFS, Lustre, ...).")
 @click.option("--scheduler", metavar="ADDRESS", default=None,
               help="With --executor dask: use the running cluster whose scheduler is at ADDRESS "
@@ -394,7 +394,7 @@ def report(dataset: Path, out: Path) -> None:
     Writes min_cells.png (deals by fewest cells), moves.png (solution lengths)
     and difficulty.png (difficulty by deal number) -- the first and last for
     --difficulty surveys -- and report.md with the summary.  Needs matplotlib:
-    pip install 'fcsurvey[report]'.
+    pip install '.[report]' from a checkout.
 
     \b
     Examples:

@@ -47,7 +47,7 @@ EVENTS, RESULT, FAILURE = "events", "result", "failure"
 #: deals then costs a list append a deal, not a message and a wakeup of the parent.
 REPORT_EVERY_S = 0.2
 SHUTDOWN_GRACE_S = 2.0
-DASK_HINT = "running on Dask needs the dask extra: pip install 'fcsurvey[dask]'"
+DASK_HINT = "running on Dask needs the dask extra: pip install '.[dask]' from a checkout"
 DASK_EVENTS = "fcsurvey-events"  # the Dask event topic that carries tasks' events to the client
 SCHEDULER_CONNECT_TIMEOUT_S = 10  # a wrong --scheduler address fails this soon
 #: A scheduler address as a Dask client takes it: [PROTOCOL://]HOST:PORT, an IPv6 host in [].

@@ -338,7 +338,7 @@ def export(path: Path, out: TextIO, *, where: Optional[str] = None, sort: str = 
 
 # --- the chart report ------------------------------------------------------------------------
 
-MATPLOTLIB_HINT = "fcsurvey report needs matplotlib: pip install 'fcsurvey[report]'"
+MATPLOTLIB_HINT = "fcsurvey report needs matplotlib: pip install '.[report]' from a checkout"
 REPORT_PAGE = "report.md"
 CHART_DPI = 110
 CHART_SIZE = (7.0, 4.0)  # inches

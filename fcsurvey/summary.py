@@ -102,8 +102,7 @@ def summarize(path: Path) -> Dict[str, Any]:
         "deals": {"present": len(present), "requested": len(requested),
                   "first": requested.ranges[0][0] if requested else None,
                   "last": requested.ranges[-1][1] if requested else None,
-                  "missing": len(missing), "gaps": _listed([list(r) for r in missing.ranges]),
-                  "duplicate_rows": len(deals) - len(present)},
+                  "missing": len(missing), "gaps": _listed([list(r) for r in missing.ranges])},
         "builds": builds(path),
         "status": {s: len(found) for s, found in by_status.items()},
         **{s: _listed(by_status[s]) for s in (UNSOLVABLE, UNKNOWN, ERROR)},
@@ -176,8 +175,6 @@ def summary_text(summary: Mapping[str, Any]) -> str:
         + ("; rerun the survey to retry them)" if d[ERROR]["count"] else ")"),
     ]
     lines.insert(1, f"Made by     {made_by_text(d['builds'])}")
-    if deals["duplicate_rows"]:
-        lines.append(f"WARNING     {deals['duplicate_rows']:,} rows repeat a deal")
     lines.append("Moves       " + ("no solved deals" if moves is None else
                  f"min {moves['min']}, median {moves['median']:g}, mean {moves['mean']:.1f}, "
                  f"max {moves['max']} (solved deals)"))

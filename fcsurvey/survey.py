@@ -250,7 +250,8 @@ class Survey:
         running: Dict[Hashable, _Job] = {}
         keys = itertools.count()
         try:
-            self.dataset.write_manifest()  # only now that the executor has started
+            if self.todo:  # only now that the executor has started, and only with work to do
+                self.dataset.write_manifest()
             with executor or LocalPool(self.workers) as pool:
                 sink = ChunkSink(str(self.out.absolute()), started) if pool.writes_chunks else None
                 proofs = str(self.out.absolute() / PROOFS)

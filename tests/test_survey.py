@@ -181,7 +181,7 @@ def test_summary_counts_lists_and_gaps(tmp_path):
     s = summarize(tmp_path)
     assert s["deals"] == {"present": 10 + 101 + 10001, "requested": 10 + 101 + 10001 + 6,
                           "first": 1, "last": 30000, "missing": 6,
-                          "gaps": {"count": 1, "items": [[40, 45]]}, "duplicate_rows": 0}
+                          "gaps": {"count": 1, "items": [[40, 45]]}}
     assert s["unsolvable"] == {"count": 1, "items": [11982]}
     assert s["unknown"]["count"] == 104 and len(s["unknown"]["items"]) == 50
     assert s["status"] == {"solved": 10112 - 105, "unsolvable": 1, "unknown": 104, "error": 0}
