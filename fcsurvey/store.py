@@ -531,6 +531,15 @@ class Dataset:
                 "requested": [list(r) for r in requested.ranges],
                 **({"core_build": build} if build else {})}
 
+    def records_request(self) -> bool:
+        """Whether the manifest on disk already names every requested deal, so that a run
+        with nothing to do leaves it (a shipped dataset's tracked file) as it is."""
+        try:
+            on_disk = read_manifest(self.path)
+        except StoreError:
+            return False
+        return DealSet(tuple(r) for r in on_disk["requested"]) == self.requested
+
     def write_manifest(self) -> None:
         """Write the manifest, atomically: from then on the directory is this dataset's."""
         text = json.dumps(self.manifest, indent=1, sort_keys=True).encode()

@@ -250,7 +250,7 @@ class Survey:
         running: Dict[Hashable, _Job] = {}
         keys = itertools.count()
         try:
-            if self.todo:  # only now that the executor has started, and only with work to do
+            if self.todo or not self.dataset.records_request():  # now that the executor started
                 self.dataset.write_manifest()
             with executor or LocalPool(self.workers) as pool:
                 sink = ChunkSink(str(self.out.absolute()), started) if pool.writes_chunks else None

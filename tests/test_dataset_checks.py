@@ -188,8 +188,11 @@ def test_a_dataset_of_fcsurvey_0_1_0_is_told_by_its_rows_whether_it_keeps_soluti
     assert (code, stdout) == (2, "") and "(solutions false (dataset) vs true (asked))" in err
     code, stdout, _ = cli(capsys, "survey", "1-500", "--out", out, "--no-solutions")
     assert (code, stdout) == (0, f"Nothing to do: all 500 deals are already in {out}.\n")
-    assert json.loads((out / store.MANIFEST).read_text())["solutions"] is False
+    # With nothing to do the manifest (a tracked file, for a shipped dataset) stays as it was.
+    assert (out / store.MANIFEST).read_bytes() == (SHIPPED_NO_SOLUTIONS / store.MANIFEST).read_bytes()
     assert cli(capsys, "summary", out)[0] == 0
+    code, stdout, _ = cli(capsys, "survey", "1-501", "--out", out, "--no-solutions")
+    assert code == 0 and json.loads((out / store.MANIFEST).read_text())["solutions"] is False
 
 
 def test_chunks_record_solutions_and_difficulty(tmp_path, fake):
