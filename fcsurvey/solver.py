@@ -79,6 +79,19 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class PhaseCount:
+    """What one phase of a solve did: positions it stored (the proof: visited) and seconds."""
+
+    states: int
+    time_s: float
+
+
+#: A solve's phases in order, as :attr:`Result.phases` names them: the searches are the
+#: first four (the interlude runs in the course of the complete search).
+PHASE_NAMES = ("greedy_tries", "complete_search", "interlude", "last_try", "layered_proof")
+
+
+@dataclass(frozen=True)
 class Result:
     """The verdict for one deal or board.
 
@@ -95,6 +108,8 @@ class Result:
     elapsed_s: float
     limit: Optional[str] = None
     resumed: bool = False  # the layered proof went on from a checkpoint
+    #: By phase (PHASE_NAMES): their states add up to ``states``; empty where no solve ran.
+    phases: Dict[str, PhaseCount] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> Dict[str, Any]:
         return dataclasses.asdict(self)
@@ -165,9 +180,11 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
             saving = (str(_checkpoint_file(checkpoints, tag)), tag, checkpoint_every)
         except OSError:
             pass
-    result = Result(**_fccore.solve(core_rules(rules), position.columns, position.cells,
-                                    position.foundations, limits.max_states, limits.timeout or 0.0,
-                                    sum(_PHASE_BITS[p] for p in set(phases)), *saving))
+    raw = _fccore.solve(core_rules(rules), position.columns, position.cells, position.foundations,
+                        limits.max_states, limits.timeout or 0.0, sum(_PHASE_BITS[p] for p in set(phases)),
+                        *saving)
+    raw["phases"] = {name: PhaseCount(**raw["phases"][name]) for name in PHASE_NAMES}
+    result = Result(**raw)
     if replay and result.status == SOLVED:
         check = validate(position, rules, result.solution)
         if not check.ok:

@@ -3,22 +3,6 @@
 
 #include <string.h>
 
-int fcs_empty_cells(const fcs_rules *r, const fcs_pos *p)
-{
-    int i, n = 0;
-    for (i = 0; i < r->cells; i++)
-        n += p->cell[i] == 0;
-    return n;
-}
-
-int fcs_empty_columns(const fcs_rules *r, const fcs_pos *p)
-{
-    int i, n = 0;
-    for (i = 0; i < r->columns; i++)
-        n += p->len[i] == 0;
-    return n;
-}
-
 int fcs_run_length(const fcs_rules *r, const fcs_pos *p, int col)
 {
     int n = p->len[col], k = 1;
@@ -132,16 +116,16 @@ void fcs_run_lengths(const fcs_rules *r, const fcs_pos *p, uint8_t runs[FCS_MAX_
         runs[i] = (uint8_t)fcs_run_length(r, p, i);
 }
 
-int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_move *out)
+int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, unsigned flags, fcs_move *out)
 {
     uint8_t runs[FCS_MAX_COLS];
     fcs_run_lengths(r, p, runs);
-    return fcs_legal_moves_by_runs(r, p, single_only, 0, runs, out);
+    return fcs_moves(r, p, flags, runs, out);
 }
 
-int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_only, int skip_built,
-                            const uint8_t *runs, fcs_move *out)
+int fcs_moves(const fcs_rules *r, const fcs_pos *p, unsigned flags, const uint8_t *runs, fcs_move *out)
 {
+    const int single_only = (flags & FCS_MOVES_SINGLE) != 0, skip_built = (flags & FCS_MOVES_SKIP_BUILT) != 0;
     const int cells = r->cells, columns = r->columns;
     const fcs_rules rules = *r;
     uint8_t top[FCS_MAX_COLS], rank[FCS_MAX_COLS], len[FCS_MAX_COLS], cell[FCS_MAX_CELLS], found[FCS_NUM_SUITS];
@@ -171,13 +155,7 @@ int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_onl
     cap_full = single_only ? 1 : capacity(&rules, empty_cells, empty_columns, 0);
     /* only with an empty column */
     cap_empty = single_only || col0 < 0 ? 1 : capacity(&rules, empty_cells, empty_columns, 1);
-    /* The eager try keeps an empty column for a run or a king while a cell
-       is free and runs can move there: another single card takes the cell.
-       Positions stored and time: 4 cells, deals 1-32000, -8% and -11%;
-       3 cells, 1-1000, -14% and -16%; 2 and 1 cells about the same.  With
-       single-card moves, runs go into an empty column one card at a time,
-       and leaving those moves out cost 55%. */
-    keep_empty = skip_built && cell0 >= 0 && cap_empty > 1;
+    keep_empty = (flags & FCS_MOVES_KEEP_EMPTY) && cell0 >= 0 && cap_empty > 1;
 
     /* To the foundations. */
     for (i = 0; i < cells; i++)
@@ -233,18 +211,13 @@ int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_onl
         }
     }
     /* Column tops to a cell. */
-    /* The eager try does not send a card to a cell that a column can take:
-       the column holds it without spending the cell (positions stored and
-       time: 4 cells, deals 1-32000, -5% and -3%; 3 cells, 1-1000, -18% and
-       -18%; single-card moves, 4 cells, 1-300, +2% and +3%), nor a king
-       alone in its column, which is where it belongs (4 cells: -1% and
-       -3%). */
     if (cell0 >= 0)
         for (i = 0; i < columns; i++) {
             unsigned reach = 0;
-            if (!top[i] || (skip_built && (runs[i] > 1 || (len[i] == 1 && rank[i] == FCS_RANKS))))
+            if (!top[i] || (skip_built && runs[i] > 1) ||
+                ((flags & FCS_MOVES_KEEP_KING) && len[i] == 1 && rank[i] == FCS_RANKS))
                 continue;
-            if (skip_built && rank[i] < FCS_RANKS)
+            if ((flags & FCS_MOVES_PREFER_COLUMN) && rank[i] < FCS_RANKS)
                 for (reach = with_rank[rank[i] + 1]; reach; reach &= reach - 1)
                     if (fcs_can_build(&rules, top[__builtin_ctz(reach)], top[i]))
                         break;
