@@ -41,7 +41,7 @@ CHECKPOINT_EVERY_S = 600.0
 #: The search keeps room for 13 cards built on a column's dealt cards.
 MAX_DEALT_COLUMN = 19
 
-#: A solve's two phases: the searches (fast tries, then the complete search, which proves
+#: A solve's two phases: the searches (greedy tries, then the complete search, which proves
 #: a deal unsolvable when it fits in ``max_states``), and the layered proof they hand over
 #: to when it does not.  Run apart, the searches end ``unknown`` with the ``states`` limit
 #: where the proof would start, and the proof alone starts there.

@@ -105,8 +105,9 @@ int fcs_unpack(const fcs_rules *r, const fcs_pos *p, fcs_packed_move pm, fcs_mov
 /* What the move generator leaves out, as flags of one generator; with none
    it gives every legal move.  Moves into an empty cell or empty column always
    use the lowest-index one (the others give the same position up to order).
-   The pruning flags leave moves out in the same order otherwise; none loses
-   a position for good, each only a way to reach it that costs more:
+   The pruning flags leave moves out, in the same order otherwise; they are
+   for the greedy tries with eager autoplay, which prove nothing when they
+   run dry (the complete search and the layered proof use every move):
    SINGLE       column-to-column moves carry one card, not every count the
                 rules allow.
    SKIP_BUILT   no move takes a card built on the card below it, except into

@@ -100,7 +100,7 @@ static int want_interlude(const solve_state *ss)
     return ss->paused;
 }
 
-/* One go of the eager greedy search of INTERLUDE_BUDGET positions (at most
+/* One go of the greedy search, with eager autoplay, of INTERLUDE_BUDGET positions (at most
    1/INTERLUDE_SHARE of the room, as its store comes on top of the complete
    search's) in a store of its own: a win the complete search reaches only
    late is often near for the greedy one, which goes deep where the
@@ -154,7 +154,7 @@ static int want_last_try(const solve_state *ss)
 }
 
 /* The complete search ran out of room: a proof is out of reach, but a win
-   may not be.  The eager greedy search goes deep where the complete one
+   may not be.  The greedy search with eager autoplay goes deep where the complete one
    goes wide, so it has one more go.  Its open list grows by about six
    entries a position, hence 1/LAST_TRY_SHARE of the room, which keeps
    memory within what the limit allows. */
@@ -193,7 +193,7 @@ static void proof(solve_state *ss)
 static const struct {
     int phase;
     int (*wanted)(const solve_state *);
-    void (*run)(solve_state *);
+    void (*work)(solve_state *);
 } PHASES[] = {
     {FCS_GREEDY_TRIES, want_searches, greedy_tries},
     {FCS_COMPLETE_SEARCH, want_searches, complete_first},
@@ -261,7 +261,7 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
         for (i = 0; i < PHASE_STEPS; i++)
             if (PHASES[i].wanted(&ss)) {
                 double began = now_s();
-                PHASES[i].run(&ss);
+                PHASES[i].work(&ss);
                 ss.counts.phase[PHASES[i].phase].time_s += now_s() - began;
             }
     if (res->status == FCS_UNKNOWN)

@@ -1,7 +1,8 @@
 /* Every tunable of the solver, once, one line each with its meaning.  None
    changes what a verdict means (each search stays sound whatever they are);
-   they change how many positions and how much time a verdict takes.  The
-   measurements behind the values are in docs/solver.md. */
+   they change how many positions and how much time a verdict takes, and so
+   whether it comes within the limits.  The measurements behind the values
+   are in docs/solver.md. */
 #ifndef FCS_TUNING_H
 #define FCS_TUNING_H
 
@@ -13,7 +14,8 @@
     TRY(HOME_SAFE, 0, 20000, -1)                 /* safe autoplay, every move: some deals need a card kept back */ \
     TRY(HOME_EAGER, FCS_MOVES_GREEDY, 100000, 0) /* the first again with more room, if it ran out of it */
 
-/* Heuristic weights (score.h), lower scores first: name, greedy, complete. */
+/* Heuristic weights (score.h), lower scores first: name, the greedy
+   searches' (fitted on FreeCell deals), the complete search's. */
 #define WEIGHTS(W)                                                                 \
     W(not_home, 1, 2)     /* each card not on a foundation */                      \
     W(blocked, 3, 3)      /* each card above a lower card of its suit */           \
@@ -47,11 +49,11 @@
 #define PROOF_SEEN_SHARE 4    /* parts visited kept until they fill this share of the room: 1/4 */
 #define PROOF_FREE_SHARE 2    /* out of room: spill until this share of it is free: 1/2 */
 #define PROOF_SLACK_SHARE 8   /* give up when the part alone leaves less than this share: 1/8 */
-#define BUCKET_LOAD 24        /* keys per layer bucket, on average, before one is split */
+#define BUCKET_LOAD 24        /* keys per layer bucket, on average, before one is split (a lookup reads its index) */
 #define BUCKET_GRAIN 32       /* a layer bucket's bytes grow in steps of this */
 #define SLOT_GRAIN 8          /* a layer bucket's index grows in steps of this many slots */
 #define FIRST_LEVEL 4         /* a layer starts with 2^FIRST_LEVEL buckets */
 #define SPILL_BUFFER ((size_t)1 << 20) /* bytes of each buffer of the spill file and checkpoints */
-#define CHECKPOINT_SPACING 20 /* a save waits at least this many times as long as the last took */
+#define CHECKPOINT_SPACING 20 /* a save waits this many times as long as the last took: saving costs at most 1/20 */
 
 #endif

@@ -91,8 +91,8 @@ static inline bucket_at bucket_nth(const proof_bucket *b, uint32_t i)
     return at;
 }
 
-/* Where in its bucket layer l holds the key (packed to `len` bytes, with its
-   hash); at.i == the bucket's n when it does not. */
+/* Where bucket b holds the key (packed to `len` bytes, with its hash);
+   past its last key (bucket_has false) when it does not. */
 static inline bucket_at layer_find(const proof_bucket *b, uint64_t hash, const uint8_t *packed, int len)
 {
     uint8_t fp = (uint8_t)(hash >> 56);
