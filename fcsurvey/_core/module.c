@@ -200,7 +200,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
                          "limit", LIMIT_NAMES[res.limit], "states", (unsigned long long)res.states,
                          "expanded", (unsigned long long)res.expanded, "moves", res.moves,
                          "atomic_moves", res.atomic_moves, "solution", solution, "elapsed_s", elapsed,
-                         "resumed", res.resumed ? Py_True : Py_False, "phases", phase_dict);
+                         "resumed", res.resumed ? Py_True : Py_False, "phase_counts", phase_dict);
 }
 
 static PyObject *py_legal_moves(PyObject *self, PyObject *args)
