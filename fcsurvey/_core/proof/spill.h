@@ -75,7 +75,7 @@ typedef struct {
     proof_layer part;
     proof_layer seen;
     int current;          /* the layer under way, -1 before the first */
-    int sweeping;         /* a part is being gathered (so no keys are being read in: see proof_make_room) */
+    int sweeping;         /* a part is being gathered (so no keys are being read in: see make_room) */
     uint64_t live;        /* positions held in memory, in all layers, the part and seen */
     uint64_t room;        /* positions it may hold at once */
     int spill_fd;         /* -1 until the first spill */
