@@ -36,7 +36,7 @@ CHECKPOINT_EVERY_S = 600.0
 #: The search keeps room for 13 cards built on a column's dealt cards.
 MAX_DEALT_COLUMN = 19
 
-#: A solve's two phases: the searches (fast tries, then the complete search, which proves
+#: A solve's two phases: the searches (greedy tries, then the complete search, which proves
 #: a deal unsolvable when it fits in ``max_states``), and the layered proof they hand over
 #: to when it does not.  Run apart, the searches end ``unknown`` with the ``states`` limit
 #: where the proof would start, and the proof alone starts there.
@@ -47,6 +47,20 @@ _PHASE_BITS = {SEARCH: _fccore.PHASE_SEARCH, PROOF: _fccore.PHASE_PROOF}
 
 class ReplayFailed(RuntimeError):
     """The C core claimed a solution the reference engine rejects: a solver bug."""
+
+
+@dataclass(frozen=True)
+class PhaseCount:
+    """What one phase of a solve did: positions it stored (the proof: visited) and seconds."""
+
+    states: int
+    time_s: float
+
+
+#: The phases :attr:`Result.phase_counts` counts, in order: the first four make up the
+#: ``search`` of :data:`PHASES` (the interlude runs in the course of the complete search),
+#: the last is its ``proof``.
+COUNTED_PHASES = ("greedy_tries", "complete_search", "interlude", "last_try", "layered_proof")
 
 
 @dataclass(frozen=True)
@@ -66,6 +80,8 @@ class Result:
     elapsed_s: float
     limit: Optional[str] = None
     resumed: bool = False  # the layered proof went on from a checkpoint
+    #: By phase (COUNTED_PHASES): their states add up to ``states``; empty where no solve ran.
+    phase_counts: Dict[str, PhaseCount] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> Dict[str, Any]:
         return dataclasses.asdict(self)
@@ -141,9 +157,11 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
             saving = (str(_checkpoint_file(checkpoints, tag)), tag, checkpoint_every)
         except OSError:
             pass
-    result = Result(**_fccore.solve(core_rules(rules), position.columns, position.cells,
-                                    position.foundations, limits.max_states, limits.timeout or 0.0,
-                                    sum(_PHASE_BITS[p] for p in set(phases)), *saving))
+    raw = _fccore.solve(core_rules(rules), position.columns, position.cells, position.foundations,
+                        limits.max_states, limits.timeout or 0.0, sum(_PHASE_BITS[p] for p in set(phases)),
+                        *saving)
+    raw["phase_counts"] = {name: PhaseCount(**raw["phase_counts"][name]) for name in COUNTED_PHASES}
+    result = Result(**raw)
     if replay and result.status == SOLVED:
         check = validate(position, rules, result.solution)
         if not check.ok:

@@ -1,11 +1,11 @@
 """How much a layered proof needs: positions per layer, the most held at once, peak memory.
 
 The survey's layered proof may hold 4 x ``--max-states`` positions at once
-(fcsurvey/_core/search.c, PROOF_ROOM).  To see what a deal's proof would need
+(fcsurvey/_core/tuning.h, PROOF_ROOM).  To see what a deal's proof would need
 without that bound, this builds the C core as a standalone program with the
 room raised and a line printed per finished layer, and runs one deal.  A
 layer is named broken/home: out-of-order pairs the position has broken, and
-cards on the foundations (search.c, proof_layer_of).
+cards on the foundations (proof/proof.c, proof_layer_of).
 
     python scripts/measure_proof.py 18032 --cells 1                  # room 1,000 x 1,000,000
     python scripts/measure_proof.py 982 --cells 2 --room-factor 500  # at most 500 million held
@@ -13,7 +13,7 @@ cards on the foundations (search.c, proof_layer_of).
 The complete search runs first with ``--max-states`` (default 1,000,000, so it
 is over quickly); the proof then gets ``--room-factor`` times that, and when it
 fills, sends the layers waiting their turn to a temporary file in $TMPDIR, up
-to ``--disk-factor`` times the room in keys (search.c's PROOF_DISK unless told).  Needs
+to ``--disk-factor`` times the room in keys (tuning.h's PROOF_DISK unless told).  Needs
 a C compiler (``cc``).  Memory: about 20 bytes a position held, so size the
 room to the machine.  Prints each layer as it finishes (what it visited, the
 most held at once and how much of that waited in higher layers, the positions
@@ -39,7 +39,9 @@ from fcsurvey.deals import MAX_DEAL
 from fcsurvey.rules import MAX_CELLS
 
 CORE = Path(__file__).resolve().parent.parent / "fcsurvey" / "_core"
-SOURCES = ("search.c", "position.c", "deal.c")
+#: Every source of the core but its Python binding.
+SOURCES = tuple(sorted(str(p.relative_to(CORE)) for p in [*CORE.glob("*.c"), *CORE.glob("proof/*.c")]
+                       if p.name != "module.c"))
 STATUS = ("solved", "unsolvable", "unknown")
 LIMIT = (None, "states", "time", "memory", "disk")
 HELD = re.compile(r"most held at once: (\d+)")

@@ -470,7 +470,7 @@ def test_core_autoplay_rule_equals_the_engine(variant, foundation_return, founda
 
 
 def proof_layer(pos, rules):
-    """What the layered proof orders positions by (search.c, proof_layer_of):
+    """What the layered proof orders positions by (proof/proof.c, proof_layer_of):
     out-of-order pairs left as dealt, fewest last, then cards home."""
     disorder = sum(not engine.can_build(below, above, rules)
                    for column in pos.columns for below, above in zip(column, column[1:]))
@@ -478,7 +478,7 @@ def proof_layer(pos, rules):
 
 
 def proof_group(pos, rules):
-    """What the layered proof splits a layer by (search.c, proof_layer_of): which
+    """What the layered proof splits a layer by (proof/proof.c, proof_layer_of): which
     out-of-order pairs are held, and the cards home in each suit."""
     pairs = frozenset((below, above) for column in pos.columns for below, above in zip(column, column[1:])
                       if not engine.can_build(below, above, rules))

@@ -5,10 +5,9 @@
 
 #include <string.h>
 
+#include "clock.h"
 #include "deal.h"
 #include "search.h"
-
-#include <time.h>
 
 static const char *const LIMIT_NAMES[] = {NULL, "states", "time", "memory", "disk"};
 static const char *const STATUS_NAMES[] = {"solved", "unsolvable", "unknown"};
@@ -112,19 +111,33 @@ static int parse_position(const fcs_rules *r, PyObject *columns, PyObject *cells
     return 1;
 }
 
-static double monotonic_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* The longest dealt column the search accepts: room for 13 built cards. */
 #define MAX_DEALT_LEN (FCS_MAX_COL_LEN - FCS_RANKS)
 
+static const char *const PHASE_NAMES[FCS_PHASE_COUNT] = {"greedy_tries", "complete_search", "interlude", "last_try",
+                                                          "layered_proof"};
+
+/* {phase name: {"states": positions, "time_s": seconds}} for every phase. */
+static PyObject *phase_counts(const fcs_result *res)
+{
+    PyObject *phases = PyDict_New();
+    int i;
+    for (i = 0; phases && i < FCS_PHASE_COUNT; i++) {
+        PyObject *one = Py_BuildValue("{s:K,s:d}", "states", (unsigned long long)res->phase[i].states, "time_s",
+                                      res->phase[i].time_s);
+        if (!one || PyDict_SetItemString(phases, PHASE_NAMES[i], one) < 0) {
+            Py_XDECREF(one);
+            Py_DECREF(phases);
+            return NULL;
+        }
+        Py_DECREF(one);
+    }
+    return phases;
+}
+
 static PyObject *py_solve(PyObject *self, PyObject *args)
 {
-    PyObject *rules_obj, *columns, *cells, *found, *solution;
+    PyObject *rules_obj, *columns, *cells, *found, *solution, *phase_dict;
     unsigned long long max_states;
     double timeout, every = 0, t0, elapsed;
     unsigned int phases;
@@ -157,11 +170,11 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     lim.max_states = max_states;
     lim.timeout_s = timeout;
     lim.phases = phases;
-    t0 = monotonic_s();
+    t0 = fcs_now_s();
     Py_BEGIN_ALLOW_THREADS
     fcs_solve(&r, &start, &lim, &res);
     Py_END_ALLOW_THREADS
-    elapsed = monotonic_s() - t0;
+    elapsed = fcs_now_s() - t0;
     if (res.solution) {
         solution = PyUnicode_FromString(res.solution);
         free(res.solution);
@@ -171,11 +184,15 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
         solution = Py_None;
         Py_INCREF(solution);
     }
-    return Py_BuildValue("{s:s,s:z,s:K,s:K,s:i,s:i,s:N,s:d,s:O}", "status", STATUS_NAMES[res.status],
+    if (!(phase_dict = phase_counts(&res))) {
+        Py_DECREF(solution);
+        return NULL;
+    }
+    return Py_BuildValue("{s:s,s:z,s:K,s:K,s:i,s:i,s:N,s:d,s:O,s:N}", "status", STATUS_NAMES[res.status],
                          "limit", LIMIT_NAMES[res.limit], "states", (unsigned long long)res.states,
                          "expanded", (unsigned long long)res.expanded, "moves", res.moves,
                          "atomic_moves", res.atomic_moves, "solution", solution, "elapsed_s", elapsed,
-                         "resumed", res.resumed ? Py_True : Py_False);
+                         "resumed", res.resumed ? Py_True : Py_False, "phase_counts", phase_dict);
 }
 
 static PyObject *py_legal_moves(PyObject *self, PyObject *args)
@@ -192,7 +209,7 @@ static PyObject *py_legal_moves(PyObject *self, PyObject *args)
     if (!parse_rules(rules_obj, &r) || !parse_position(&r, columns, cells, found, FCS_MAX_COL_LEN, &p))
         return NULL;
     fcs_run_lengths(&r, &p, runs);
-    n = fcs_legal_moves_by_runs(&r, &p, single_only, skip_built, runs, moves);
+    n = fcs_moves(&r, &p, (single_only ? FCS_MOVES_SINGLE : 0) | (skip_built ? FCS_MOVES_GREEDY : 0), runs, moves);
     if (!(list = PyList_New(n)))
         return NULL;
     for (i = 0; i < n; i++) {
@@ -282,7 +299,7 @@ static PyMethodDef methods[] = {
     {"legal_moves", py_legal_moves, METH_VARARGS,
      "legal_moves(rules, columns, cells, foundations, single_only[, skip_built]) -> "
      "[(src_kind, src, dst_kind, dst, count)]; kinds 0 column, 1 cell, 2 foundation; "
-     "skip_built leaves out what the eager fast try does without."},
+     "skip_built leaves out what the greedy tries with eager autoplay do without (FCS_MOVES_GREEDY)."},
     {"safe_home", py_safe_home, METH_VARARGS,
      "safe_home(rules, foundations, card) -> bool: the solver's safe-autoplay test."},
     {NULL, NULL, 0, NULL},

@@ -3,22 +3,6 @@
 
 #include <string.h>
 
-int fcs_empty_cells(const fcs_rules *r, const fcs_pos *p)
-{
-    int i, n = 0;
-    for (i = 0; i < r->cells; i++)
-        n += p->cell[i] == 0;
-    return n;
-}
-
-int fcs_empty_columns(const fcs_rules *r, const fcs_pos *p)
-{
-    int i, n = 0;
-    for (i = 0; i < r->columns; i++)
-        n += p->len[i] == 0;
-    return n;
-}
-
 int fcs_run_length(const fcs_rules *r, const fcs_pos *p, int col)
 {
     int n = p->len[col], k = 1;
@@ -122,9 +106,6 @@ static inline fcs_move make_move(int sk, int s, int dk, int d, int count)
     return m;
 }
 
-/* The position's column tops, lengths and cells are copied into locals
-   first: stores into `out` (bytes) could alias the position, and would
-   otherwise force the compiler to reload it after every move written. */
 void fcs_run_lengths(const fcs_rules *r, const fcs_pos *p, uint8_t runs[FCS_MAX_COLS])
 {
     int i;
@@ -132,141 +113,170 @@ void fcs_run_lengths(const fcs_rules *r, const fcs_pos *p, uint8_t runs[FCS_MAX_
         runs[i] = (uint8_t)fcs_run_length(r, p, i);
 }
 
-int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_move *out)
+int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, unsigned flags, fcs_move *out)
 {
     uint8_t runs[FCS_MAX_COLS];
     fcs_run_lengths(r, p, runs);
-    return fcs_legal_moves_by_runs(r, p, single_only, 0, runs, out);
+    return fcs_moves(r, p, flags, runs, out);
 }
 
-int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_only, int skip_built,
-                            const uint8_t *runs, fcs_move *out)
-{
-    const int cells = r->cells, columns = r->columns;
-    const fcs_rules rules = *r;
+/* What the move generator reads of a position.  The column tops, lengths
+   and cells are copied here first: stores into `out` (bytes) could alias
+   the position, and would otherwise force the compiler to reload it after
+   every move written. */
+typedef struct {
+    fcs_rules rules;
+    unsigned flags;
+    const uint8_t *runs;
     uint8_t top[FCS_MAX_COLS], rank[FCS_MAX_COLS], len[FCS_MAX_COLS], cell[FCS_MAX_CELLS], found[FCS_NUM_SUITS];
-    unsigned with_rank[FCS_RANKS + 1] = {0}; /* columns whose top card has this rank */
-    int n = 0, i, j, s, cell0 = -1, col0 = -1, cap_full, cap_empty, empty_cells = 0, empty_columns = 0, keep_empty;
+    unsigned with_rank[FCS_RANKS + 1]; /* columns whose top card has this rank */
+    int cell0, col0;                   /* the first empty cell and column, -1 if none */
+    int cap_full, cap_empty;           /* most cards a move carries onto a card, into an empty column */
+    int skip_built, keep_empty;
+} move_scan;
 
-    for (i = 0; i < cells; i++) {
-        cell[i] = p->cell[i];
-        if (!cell[i]) {
+static inline void scan(const fcs_rules *r, const fcs_pos *p, unsigned flags, const uint8_t *runs, move_scan *ms)
+{
+    int i, empty_cells = 0, empty_columns = 0, single_only = (flags & FCS_MOVES_SINGLE) != 0;
+    ms->rules = *r;
+    ms->flags = flags;
+    ms->runs = runs;
+    ms->cell0 = ms->col0 = -1;
+    memset(ms->with_rank, 0, sizeof(ms->with_rank));
+    for (i = 0; i < r->cells; i++) {
+        ms->cell[i] = p->cell[i];
+        if (!ms->cell[i]) {
             empty_cells++;
-            if (cell0 < 0)
-                cell0 = i;
+            if (ms->cell0 < 0)
+                ms->cell0 = i;
         }
     }
-    for (i = 0; i < columns; i++) {
-        len[i] = p->len[i];
-        top[i] = len[i] ? p->col[i][len[i] - 1] : 0;
-        rank[i] = top[i] ? (uint8_t)CARD_RANK(top[i]) : 0;
-        with_rank[rank[i]] |= 1u << i;
-        if (!len[i]) {
+    for (i = 0; i < r->columns; i++) {
+        ms->len[i] = p->len[i];
+        ms->top[i] = ms->len[i] ? p->col[i][ms->len[i] - 1] : 0;
+        ms->rank[i] = ms->top[i] ? (uint8_t)CARD_RANK(ms->top[i]) : 0;
+        ms->with_rank[ms->rank[i]] |= 1u << i;
+        if (!ms->len[i]) {
             empty_columns++;
-            if (col0 < 0)
-                col0 = i;
+            if (ms->col0 < 0)
+                ms->col0 = i;
         }
     }
-    memcpy(found, p->found, sizeof(found));
-    cap_full = single_only ? 1 : capacity(&rules, empty_cells, empty_columns, 0);
+    memcpy(ms->found, p->found, sizeof(ms->found));
+    ms->cap_full = single_only ? 1 : capacity(r, empty_cells, empty_columns, 0);
     /* only with an empty column */
-    cap_empty = single_only || col0 < 0 ? 1 : capacity(&rules, empty_cells, empty_columns, 1);
-    /* The eager try keeps an empty column for a run or a king while a cell
-       is free and runs can move there: another single card takes the cell.
-       Positions stored and time: 4 cells, deals 1-32000, -8% and -11%;
-       3 cells, 1-1000, -14% and -16%; 2 and 1 cells about the same.  With
-       single-card moves, runs go into an empty column one card at a time,
-       and leaving those moves out cost 55%. */
-    keep_empty = skip_built && cell0 >= 0 && cap_empty > 1;
+    ms->cap_empty = single_only || ms->col0 < 0 ? 1 : capacity(r, empty_cells, empty_columns, 1);
+    ms->skip_built = (flags & FCS_MOVES_SKIP_BUILT) != 0;
+    ms->keep_empty = (flags & FCS_MOVES_KEEP_EMPTY) && ms->cell0 >= 0 && ms->cap_empty > 1;
+}
 
-    /* To the foundations. */
-    for (i = 0; i < cells; i++)
-        if (cell[i] && found[CARD_SUIT(cell[i])] + 1 == CARD_RANK(cell[i]))
-            out[n++] = make_move(AT_CELL, i, AT_FOUNDATION, CARD_SUIT(cell[i]), 1);
-    for (i = 0; i < columns; i++)
-        if (top[i] && found[CARD_SUIT(top[i])] + 1 == CARD_RANK(top[i]) && !(skip_built && runs[i] > 1))
-            out[n++] = make_move(AT_COLUMN, i, AT_FOUNDATION, CARD_SUIT(top[i]), 1);
-    /* Cells to columns. */
-    for (i = 0; i < cells; i++) {
-        int c = cell[i];
+/* Cells and column tops to the foundations, then cells to columns. */
+static inline int moves_from_cells(const move_scan *ms, fcs_move *out, int n)
+{
+    int i, j;
+    for (i = 0; i < ms->rules.cells; i++)
+        if (ms->cell[i] && ms->found[CARD_SUIT(ms->cell[i])] + 1 == CARD_RANK(ms->cell[i]))
+            out[n++] = make_move(AT_CELL, i, AT_FOUNDATION, CARD_SUIT(ms->cell[i]), 1);
+    for (i = 0; i < ms->rules.columns; i++)
+        if (ms->top[i] && ms->found[CARD_SUIT(ms->top[i])] + 1 == CARD_RANK(ms->top[i]) &&
+            !(ms->skip_built && ms->runs[i] > 1))
+            out[n++] = make_move(AT_COLUMN, i, AT_FOUNDATION, CARD_SUIT(ms->top[i]), 1);
+    for (i = 0; i < ms->rules.cells; i++) {
+        int c = ms->cell[i];
         unsigned reach;
         if (!c)
             continue;
         /* Only tops one rank above can take it (in column order). */
-        for (reach = CARD_RANK(c) < FCS_RANKS ? with_rank[CARD_RANK(c) + 1] : 0; reach; reach &= reach - 1) {
+        for (reach = CARD_RANK(c) < FCS_RANKS ? ms->with_rank[CARD_RANK(c) + 1] : 0; reach; reach &= reach - 1) {
             j = __builtin_ctz(reach);
-            if (fcs_can_build(&rules, top[j], c))
+            if (fcs_can_build(&ms->rules, ms->top[j], c))
                 out[n++] = make_move(AT_CELL, i, AT_COLUMN, j, 1);
         }
-        if (col0 >= 0 && accepts_empty(&rules, c))
-            out[n++] = make_move(AT_CELL, i, AT_COLUMN, col0, 1);
+        if (ms->col0 >= 0 && accepts_empty(&ms->rules, c))
+            out[n++] = make_move(AT_CELL, i, AT_COLUMN, ms->col0, 1);
     }
-    /* Columns to columns. */
-    for (i = 0; i < columns; i++) {
-        const uint8_t *col = p->col[i];
-        int run, most, above;
+    return n;
+}
+
+/* Column i's run, or part of it, to other columns. */
+static inline int moves_from_column(const move_scan *ms, const uint8_t *col, int i, fcs_move *out, int n)
+{
+    int run = ms->runs[i], most = run < ms->cap_full ? run : ms->cap_full, above, j, k;
+    unsigned reach = 0;
+    /* k cards must move for the run to land on a top k ranks above
+       column i's, so only columns with such tops can take part of it
+       (in column order, as a scan of every column would find them).
+       Below the whole run, each card of the run is built on the next. */
+    for (above = ms->skip_built ? ms->rank[i] + run : ms->rank[i] + 1;
+         above <= ms->rank[i] + most && above <= FCS_RANKS; above++)
+        reach |= ms->with_rank[above];
+    for (; reach; reach &= reach - 1) {
+        j = __builtin_ctz(reach);
+        k = ms->rank[j] - ms->rank[i];
+        if (fcs_can_build(&ms->rules, ms->top[j], col[ms->len[i] - k]))
+            out[n++] = make_move(AT_COLUMN, i, AT_COLUMN, j, k);
+    }
+    if (ms->col0 >= 0) {
+        most = run < ms->cap_empty ? run : ms->cap_empty;
+        for (k = ms->keep_empty && ms->rank[i] != FCS_RANKS ? 2 : 1; k <= most; k++)
+            if (accepts_empty(&ms->rules, col[ms->len[i] - k]))
+                out[n++] = make_move(AT_COLUMN, i, AT_COLUMN, ms->col0, k);
+    }
+    return n;
+}
+
+/* Column tops to a cell. */
+static inline int moves_to_cell(const move_scan *ms, fcs_move *out, int n)
+{
+    int i;
+    for (i = 0; i < ms->rules.columns; i++) {
         unsigned reach = 0;
-        if (!len[i])
+        if (!ms->top[i] || (ms->skip_built && ms->runs[i] > 1) ||
+            ((ms->flags & FCS_MOVES_KEEP_KING) && ms->len[i] == 1 && ms->rank[i] == FCS_RANKS))
             continue;
-        run = runs[i];
-        most = run < cap_full ? run : cap_full;
-        /* k cards must move for the run to land on a top k ranks above
-           column i's, so only columns with such tops can take part of it
-           (in column order, as a scan of every column would find them).
-           Below the whole run, each card of the run is built on the next. */
-        for (above = skip_built ? rank[i] + run : rank[i] + 1; above <= rank[i] + most && above <= FCS_RANKS;
-             above++)
-            reach |= with_rank[above];
-        for (; reach; reach &= reach - 1) {
-            int k;
-            j = __builtin_ctz(reach);
-            k = rank[j] - rank[i];
-            if (fcs_can_build(&rules, top[j], col[len[i] - k]))
-                out[n++] = make_move(AT_COLUMN, i, AT_COLUMN, j, k);
-        }
-        if (col0 >= 0) {
-            int k;
-            most = run < cap_empty ? run : cap_empty;
-            for (k = keep_empty && rank[i] != FCS_RANKS ? 2 : 1; k <= most; k++)
-                if (accepts_empty(&rules, col[len[i] - k]))
-                    out[n++] = make_move(AT_COLUMN, i, AT_COLUMN, col0, k);
-        }
+        if ((ms->flags & FCS_MOVES_PREFER_COLUMN) && ms->rank[i] < FCS_RANKS)
+            for (reach = ms->with_rank[ms->rank[i] + 1]; reach; reach &= reach - 1)
+                if (fcs_can_build(&ms->rules, ms->top[__builtin_ctz(reach)], ms->top[i]))
+                    break;
+        if (!reach)
+            out[n++] = make_move(AT_COLUMN, i, AT_CELL, ms->cell0, 1);
     }
-    /* Column tops to a cell. */
-    /* The eager try does not send a card to a cell that a column can take:
-       the column holds it without spending the cell (positions stored and
-       time: 4 cells, deals 1-32000, -5% and -3%; 3 cells, 1-1000, -18% and
-       -18%; single-card moves, 4 cells, 1-300, +2% and +3%), nor a king
-       alone in its column, which is where it belongs (4 cells: -1% and
-       -3%). */
-    if (cell0 >= 0)
-        for (i = 0; i < columns; i++) {
-            unsigned reach = 0;
-            if (!top[i] || (skip_built && (runs[i] > 1 || (len[i] == 1 && rank[i] == FCS_RANKS))))
-                continue;
-            if (skip_built && rank[i] < FCS_RANKS)
-                for (reach = with_rank[rank[i] + 1]; reach; reach &= reach - 1)
-                    if (fcs_can_build(&rules, top[__builtin_ctz(reach)], top[i]))
-                        break;
-            if (!reach)
-                out[n++] = make_move(AT_COLUMN, i, AT_CELL, cell0, 1);
-        }
-    /* Back down from the foundations. */
-    if (rules.foundation_return) {
-        for (s = 0; s < FCS_NUM_SUITS; s++) {
-            int c;
-            if (!found[s])
-                continue;
-            c = CARD_MAKE(found[s], s);
-            for (j = 0; j < columns; j++)
-                if (top[j] && fcs_can_build(&rules, top[j], c))
-                    out[n++] = make_move(AT_FOUNDATION, s, AT_COLUMN, j, 1);
-            if (col0 >= 0 && accepts_empty(&rules, c))
-                out[n++] = make_move(AT_FOUNDATION, s, AT_COLUMN, col0, 1);
-            if (cell0 >= 0)
-                out[n++] = make_move(AT_FOUNDATION, s, AT_CELL, cell0, 1);
-        }
+    return n;
+}
+
+/* Back down from the foundations. */
+static inline int moves_from_home(const move_scan *ms, fcs_move *out, int n)
+{
+    int s, j;
+    for (s = 0; s < FCS_NUM_SUITS; s++) {
+        int c;
+        if (!ms->found[s])
+            continue;
+        c = CARD_MAKE(ms->found[s], s);
+        for (j = 0; j < ms->rules.columns; j++)
+            if (ms->top[j] && fcs_can_build(&ms->rules, ms->top[j], c))
+                out[n++] = make_move(AT_FOUNDATION, s, AT_COLUMN, j, 1);
+        if (ms->col0 >= 0 && accepts_empty(&ms->rules, c))
+            out[n++] = make_move(AT_FOUNDATION, s, AT_COLUMN, ms->col0, 1);
+        if (ms->cell0 >= 0)
+            out[n++] = make_move(AT_FOUNDATION, s, AT_CELL, ms->cell0, 1);
     }
+    return n;
+}
+
+int fcs_moves(const fcs_rules *r, const fcs_pos *p, unsigned flags, const uint8_t *runs, fcs_move *out)
+{
+    move_scan ms;
+    int n, i;
+    scan(r, p, flags, runs, &ms);
+    n = moves_from_cells(&ms, out, 0);
+    for (i = 0; i < r->columns; i++)
+        if (ms.len[i])
+            n = moves_from_column(&ms, p->col[i], i, out, n);
+    if (ms.cell0 >= 0)
+        n = moves_to_cell(&ms, out, n);
+    if (ms.rules.foundation_return)
+        n = moves_from_home(&ms, out, n);
     return n;
 }
 

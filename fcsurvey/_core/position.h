@@ -1,9 +1,11 @@
-/* The position, the rules and the move primitives shared by the search.
+/* The rules, the position and its moves: the move generator and its flags.
    Python reference: fcsurvey/engine.py (tests compare the two). */
 #ifndef FCS_POSITION_H
 #define FCS_POSITION_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define FCS_MAX_COLS 10
 #define FCS_MAX_CELLS 10
@@ -69,8 +71,23 @@ static inline int fcs_can_build(const fcs_rules *r, int below, int above)
         return SUIT_RED(sa) != SUIT_RED(sb);
     return r->build == BUILD_ANY || sa == sb;
 }
-int fcs_empty_cells(const fcs_rules *r, const fcs_pos *p);
-int fcs_empty_columns(const fcs_rules *r, const fcs_pos *p);
+/* How many cells, and how many columns, are empty. */
+static inline int fcs_empty_cells(const fcs_rules *r, const fcs_pos *p)
+{
+    int i, n = 0;
+    for (i = 0; i < r->cells; i++)
+        n += p->cell[i] == 0;
+    return n;
+}
+
+static inline int fcs_empty_columns(const fcs_rules *r, const fcs_pos *p)
+{
+    int i, n = 0;
+    for (i = 0; i < r->columns; i++)
+        n += p->len[i] == 0;
+    return n;
+}
+
 int fcs_run_length(const fcs_rules *r, const fcs_pos *p, int col);
 /* fcs_run_length of every column. */
 void fcs_run_lengths(const fcs_rules *r, const fcs_pos *p, uint8_t runs[FCS_MAX_COLS]);
@@ -85,23 +102,62 @@ fcs_packed_move fcs_pack(const fcs_pos *p, const fcs_move *m);
 /* Find the physical move for a packed one; returns 0 when it is not legal here. */
 int fcs_unpack(const fcs_rules *r, const fcs_pos *p, fcs_packed_move pm, fcs_move *out);
 
-/* All legal moves.  With single_only, column-to-column moves carry one card;
-   otherwise every count the rules allow.  Moves into an empty cell or empty
-   column use the lowest-index one (the others give the same position up to
-   order).  Returns the number written. */
+/* What the move generator leaves out, as flags of one generator; with none
+   it gives every legal move.  Moves into an empty cell or empty column always
+   use the lowest-index one (the others give the same position up to order).
+   The pruning flags leave moves out, in the same order otherwise; they are
+   for the greedy tries with eager autoplay, which prove nothing when they
+   run dry (the complete search and the layered proof use every move):
+   SINGLE       column-to-column moves carry one card, not every count the
+                rules allow.
+   SKIP_BUILT   no move takes a card built on the card below it, except into
+                an empty column (such a move only trades one parent for
+                another): whole runs only, to a column, a cell or home.
+   KEEP_EMPTY   while a cell is free and runs can move into an empty column,
+                no single card other than a king goes from a column into one
+                (the cell holds it as well, and the column stays free for a
+                run or a king).
+   PREFER_COLUMN  no column top goes to a cell when another column can take
+                it (the column holds it without spending the cell).
+   KEEP_KING    no king alone in its column goes to a cell: it is where it
+                belongs.
+   FCS_MOVES_GREEDY is the set the greedy tries with eager autoplay use. */
+enum {
+    FCS_MOVES_SINGLE = 1,
+    FCS_MOVES_SKIP_BUILT = 2,
+    FCS_MOVES_KEEP_EMPTY = 4,
+    FCS_MOVES_PREFER_COLUMN = 8,
+    FCS_MOVES_KEEP_KING = 16,
+    FCS_MOVES_GREEDY = FCS_MOVES_SKIP_BUILT | FCS_MOVES_KEEP_EMPTY | FCS_MOVES_PREFER_COLUMN | FCS_MOVES_KEEP_KING
+};
 #define FCS_MAX_MOVES 600
-int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, int single_only, fcs_move *out);
-/* The same, for a caller that already knows each column's movable run
-   (runs[i] = fcs_run_length(r, p, i)).  With skip_built it leaves out, in
-   the same order otherwise, what the eager fast try does without: every
-   move that takes a card built on the card below it anywhere but to an
-   empty column (such a move only trades one parent for another); while a
-   cell is free and runs can move into an empty column, a single card other
-   than a king from a column into one (the cell holds it as well, and the
-   column stays free for a run or a king); and a column's top card to a cell
-   when another column can take it or when it is a king alone in its column. */
-int fcs_legal_moves_by_runs(const fcs_rules *r, const fcs_pos *p, int single_only, int skip_built,
-                            const uint8_t *runs, fcs_move *out);
+/* The moves `flags` keeps, for a caller that already knows each column's
+   movable run (runs[i] = fcs_run_length(r, p, i)); returns the number
+   written. */
+int fcs_moves(const fcs_rules *r, const fcs_pos *p, unsigned flags, const uint8_t *runs, fcs_move *out);
+/* fcs_moves with the runs worked out here. */
+int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, unsigned flags, fcs_move *out);
 void fcs_apply(fcs_pos *p, const fcs_move *m);
+
+/* *to = *from for a game of `columns` columns: rows past them are never
+   read, and a struct copy of the whole (344 bytes) costs a string move. */
+static inline void fcs_copy_pos(fcs_pos *to, const fcs_pos *from, int columns)
+{
+    memcpy(to->col, from->col, (size_t)columns * FCS_MAX_COL_LEN);
+    memcpy(to->len, from->len, sizeof(fcs_pos) - offsetof(fcs_pos, len));
+}
+
+/* The columns a move takes cards from or puts them on (bit i: column i). */
+static inline unsigned fcs_move_columns(const fcs_move *m)
+{
+    return (m->src_kind == AT_COLUMN ? 1u << m->src : 0) | (m->dst_kind == AT_COLUMN ? 1u << m->dst : 0);
+}
+
+/* A whole column into an empty one changes nothing but order. */
+static inline int fcs_is_noop(const fcs_pos *p, const fcs_move *m)
+{
+    return m->src_kind == AT_COLUMN && m->dst_kind == AT_COLUMN && p->len[m->dst] == 0 &&
+           m->count == p->len[m->src];
+}
 
 #endif

@@ -1,5 +1,5 @@
-/* The solver: best-first search over canonical positions with exact
-   duplicate detection; exhausting it proves a deal unsolvable. */
+/* The solver's entry point: fcs_solve runs the phases of a solve in turn
+   (solve.c) until one reaches a verdict or a limit. */
 #ifndef FCS_SEARCH_H
 #define FCS_SEARCH_H
 
@@ -10,10 +10,26 @@ enum { FCS_LIMIT_NONE = 0, FCS_LIMIT_STATES = 1, FCS_LIMIT_TIME = 2, FCS_LIMIT_M
 
 #define FCS_CHECKPOINT_TAG 32
 
-/* The two phases of a solve: the searches (fast tries, then the complete
-   search, which can prove a deal unsolvable when it fits in max_states) and
-   the layered proof they hand over to when it does not. */
+/* The phases of a solve, in order: the greedy tries, the complete search
+   (which can prove a deal unsolvable when it fits in max_states) with the
+   interlude of a greedy search in its course, the last greedy try when the
+   complete search ran out of room, and the layered proof they hand over to
+   when it did.  The first four are the searches. */
+enum { FCS_GREEDY_TRIES, FCS_COMPLETE_SEARCH, FCS_INTERLUDE, FCS_LAST_TRY, FCS_LAYERED_PROOF, FCS_PHASE_COUNT };
+/* Which phases a caller runs: the searches, the proof, or both. */
 enum { FCS_PHASE_SEARCH = 1, FCS_PHASE_PROOF = 2, FCS_PHASES_ALL = 3 };
+
+/* What one phase did: positions stored (the proof: visited) and seconds. */
+typedef struct {
+    uint64_t states;
+    double time_s;
+} fcs_phase_count;
+
+/* What a solve counts as it goes, phase by phase. */
+typedef struct {
+    uint64_t expanded; /* positions expanded, by every phase */
+    fcs_phase_count phase[FCS_PHASE_COUNT];
+} fcs_counts;
 
 typedef struct {
     uint64_t max_states;
@@ -43,6 +59,7 @@ typedef struct {
     int atomic_moves; /* single-card moves they expand to */
     char *solution;   /* malloc'd, space-separated tokens; NULL unless solved */
     int resumed;      /* the layered proof went on from a checkpoint */
+    fcs_phase_count phase[FCS_PHASE_COUNT]; /* by phase: their states add up to `states` */
 } fcs_result;
 
 /* Solve from `start` (as dealt: safe autoplay is applied, and written into

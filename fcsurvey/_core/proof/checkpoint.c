@@ -1,0 +1,156 @@
+/* Checkpoints of the layered proof (checkpoint.h), through spill.h's
+   buffered writer and reader. */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include "checkpoint.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#define CHECKPOINT_MAGIC "FCSPROOF"
+#define CHECKPOINT_END 0xFFFFFFFFu
+#define CHECKPOINT_PATH_MAX 4096
+
+typedef struct {
+    char magic[8];
+    uint8_t tag[FCS_CHECKPOINT_TAG];
+    uint64_t bytes; /* the whole file's: a cut-off file is not taken */
+    fcs_counts counts;
+} checkpoint_header;
+
+/* The checkpoint's header, if the file is a whole one with this tag. */
+static int header_of(int fd, const uint8_t *tag, checkpoint_header *h)
+{
+    off_t size = lseek(fd, 0, SEEK_END);
+    return size >= (off_t)sizeof(*h) && file_transfer(fd, (uint8_t *)h, sizeof(*h), 0, 0) &&
+           memcmp(h->magic, CHECKPOINT_MAGIC, 8) == 0 && memcmp(h->tag, tag, FCS_CHECKPOINT_TAG) == 0 &&
+           h->bytes == (uint64_t)size;
+}
+
+int checkpoint_matches(const char *path, const uint8_t *tag)
+{
+    checkpoint_header h;
+    int fd, ok;
+    if (!path || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return 0;
+    ok = header_of(fd, tag, &h);
+    close(fd);
+    return ok;
+}
+
+/* The name a checkpoint is written under before it is renamed into place;
+   0 when it would not fit in `tmp` (CHECKPOINT_PATH_MAX bytes). */
+static int temp_name(const char *path, char *tmp)
+{
+    return snprintf(tmp, CHECKPOINT_PATH_MAX, "%s.tmp", path) < CHECKPOINT_PATH_MAX;
+}
+
+/* Write layer l's keys, in memory and then on disk, as the checkpoint's
+   entry for layer `number`. */
+static int save_layer(file_writer *w, proof_store *ps, int number)
+{
+    const proof_layer *layer = &ps->layers[number];
+    const spill_list *list = &ps->on_disk[number];
+    uint64_t keys = proof_layer_keys(ps, number), b;
+    uint32_t k, id = (uint32_t)number;
+    int ok;
+    if (!keys)
+        return 1;
+    ok = writer_put(w, &id, sizeof(id)) && writer_put(w, &keys, sizeof(keys));
+    for (b = 0; ok && b < layer->n_buckets; b++) {
+        const proof_bucket *bucket = &layer->buckets[b];
+        bucket_at at;
+        for (at = bucket_first(bucket); ok && bucket_has(bucket, &at); bucket_next(bucket, &at))
+            ok = writer_put_key(w, at.key, bucket_len(bucket, &at));
+    }
+    for (k = 0; ok && k < list->n; k++) { /* spilled keys are already in this form */
+        uint64_t at = list->segments[k].offset, left = list->segments[k].bytes;
+        while (ok && left) {
+            size_t n = left < SPILL_BUFFER ? (size_t)left : SPILL_BUFFER;
+            ok = file_transfer(ps->spill_fd, ps->in, n, at, 0) && writer_put(w, ps->in, n);
+            at += n;
+            left -= n;
+        }
+    }
+    return ok;
+}
+
+int checkpoint_save(const char *path, const uint8_t *tag, proof_store *ps, int first, const fcs_counts *counts)
+{
+    char tmp[CHECKPOINT_PATH_MAX];
+    checkpoint_header h;
+    file_writer w = {-1, ps->out, 0, 0};
+    uint32_t end = CHECKPOINT_END;
+    int l, ok;
+    if (!temp_name(path, tmp) || (w.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+        return 0;
+    memset(&h, 0, sizeof(h));
+    memcpy(h.magic, CHECKPOINT_MAGIC, 8);
+    memcpy(h.tag, tag, FCS_CHECKPOINT_TAG);
+    h.counts = *counts;
+    ok = writer_put(&w, &h, sizeof(h));
+    for (l = first; ok && l < PROOF_LAYERS; l++)
+        ok = save_layer(&w, ps, l);
+    ok = ok && writer_put(&w, &end, sizeof(end)) && writer_flush(&w);
+    h.bytes = w.at + w.used; /* the header goes last: until then the file is not taken */
+    ok = ok && file_transfer(w.fd, (uint8_t *)&h, sizeof(h), 0, 1) && fsync(w.fd) == 0;
+    ok = close(w.fd) == 0 && ok && rename(tmp, path) == 0;
+    if (!ok)
+        unlink(tmp);
+    return ok;
+}
+
+/* Load the keys of the checkpoint's layers, after its header; 0 when the
+   proof must stop (ps->limit says why). */
+static int load_layers(file_reader *r, proof_store *ps, int *first)
+{
+    uint32_t number;
+    int ok = reader_get(r, &number, sizeof(number));
+    while (ok && number != CHECKPOINT_END) {
+        uint64_t keys, k;
+        ok = number < PROOF_LAYERS && reader_get(r, &keys, sizeof(keys));
+        if (ok && (int)number < *first)
+            *first = (int)number;
+        for (k = 0; ok && k < keys; k++) {
+            const uint8_t *key;
+            uint8_t len;
+            int added;
+            if (reader_key(r, &key, &len) <= 0)
+                ok = 0;
+            else if (!proof_add(ps, &ps->layers[number], key_hash_packed(key, len), key, len, &added))
+                return 0; /* out of room: ps->limit says so */
+        }
+        ok = ok && reader_get(r, &number, sizeof(number));
+    }
+    if (!ok)
+        ps->limit = FCS_LIMIT_DISK; /* not what was written */
+    return ok;
+}
+
+int checkpoint_load(const char *path, const uint8_t *tag, proof_store *ps, int *first, fcs_counts *counts)
+{
+    checkpoint_header h;
+    file_reader r = {-1, ps->in, 0, 0, sizeof(h), 0};
+    int ok;
+    *first = PROOF_LAYERS;
+    if ((r.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || !header_of(r.fd, tag, &h)) {
+        if (r.fd >= 0)
+            close(r.fd);
+        ps->limit = FCS_LIMIT_DISK;
+        return 0;
+    }
+    *counts = h.counts;
+    r.end = h.bytes;
+    ok = load_layers(&r, ps, first);
+    close(r.fd);
+    return ok;
+}
+
+void checkpoint_remove(const char *path)
+{
+    char tmp[CHECKPOINT_PATH_MAX];
+    unlink(path);
+    if (temp_name(path, tmp))
+        unlink(tmp);
+}

@@ -1,0 +1,126 @@
+/* One layer of the layered proof: its positions' keys, each packed to its
+   own length, in buckets by hash under linear hashing: buckets split one at
+   a time as the layer grows, so no step needs twice the memory.
+
+   A bucket: an index of (fingerprint, key length) slots, room for a
+   multiple of SLOT_GRAIN of them, then the keys, both in order of arrival;
+   the first `done` have been expanded.  A lookup reads the index and only
+   the keys whose fingerprint matches.  The bucket_at cursor is the one walk
+   of that layout. */
+#ifndef FCS_PROOF_LAYER_H
+#define FCS_PROOF_LAYER_H
+
+#include "../key.h"
+#include "../tuning.h"
+
+#define BUCKET_MAX 0xFFFFu
+
+typedef struct {
+    uint8_t *data;
+    uint32_t used; /* bytes of keys */
+    uint16_t n, done;
+} proof_bucket;
+
+typedef struct {
+    proof_bucket *buckets;
+    uint64_t n_buckets, n, split, alloc;
+    int level; /* a hash's low `level` bits pick the bucket, one more if below split */
+} proof_layer;
+
+/* A key of a bucket: where it starts, its place in arrival order. */
+typedef struct {
+    const uint8_t *key;
+    uint32_t i;
+} bucket_at;
+
+/* Put a key (packed to `len` bytes, with its key_hash_packed) into layer l
+   without looking for it there; 0 when out of memory. */
+int layer_insert(proof_layer *l, uint64_t hash, const uint8_t *packed, int len);
+/* Take a key out of layer l, one never swept (its buckets' `done` is 0);
+   0 when it is not there.  A bucket's memory shrinks with it, so an entry
+   taken out of its layer frees its bytes. */
+int layer_remove(proof_layer *l, uint64_t hash, const uint8_t *packed, int len);
+void layer_free(proof_layer *l);
+
+static inline uint64_t layer_bucket_of(const proof_layer *l, uint64_t hash)
+{
+    uint64_t b = hash & (((uint64_t)1 << l->level) - 1);
+    return b < l->split ? hash & (((uint64_t)1 << (l->level + 1)) - 1) : b;
+}
+
+static inline uint32_t bucket_index_bytes(uint32_t n)
+{
+    return (n + SLOT_GRAIN - 1) / SLOT_GRAIN * SLOT_GRAIN * 2;
+}
+
+/* The bucket's first key. */
+static inline bucket_at bucket_first(const proof_bucket *b)
+{
+    bucket_at at = {b->n ? b->data + bucket_index_bytes(b->n) : NULL, 0};
+    return at;
+}
+
+/* Whether `at` is a key of the bucket (not past its last). */
+static inline int bucket_has(const proof_bucket *b, const bucket_at *at)
+{
+    return at->i < b->n;
+}
+
+static inline uint8_t bucket_len(const proof_bucket *b, const bucket_at *at)
+{
+    return b->data[2 * at->i + 1];
+}
+
+static inline uint8_t bucket_fingerprint(const proof_bucket *b, const bucket_at *at)
+{
+    return b->data[2 * at->i];
+}
+
+static inline void bucket_next(const proof_bucket *b, bucket_at *at)
+{
+    at->key += b->data[2 * at->i + 1];
+    at->i++;
+}
+
+/* Fetch the bucket's index ahead of a lookup. */
+static inline void bucket_prefetch(const proof_bucket *b)
+{
+    if (b->n)
+        __builtin_prefetch(b->data);
+}
+
+/* The bucket's key `i` in arrival order. */
+static inline bucket_at bucket_nth(const proof_bucket *b, uint32_t i)
+{
+    bucket_at at = bucket_first(b);
+    while (at.i < i)
+        bucket_next(b, &at);
+    return at;
+}
+
+/* Where bucket b holds the key (packed to `len` bytes, with its hash);
+   past its last key (bucket_has false) when it does not. */
+static inline bucket_at layer_find(const proof_bucket *b, uint64_t hash, const uint8_t *packed, int len)
+{
+    const uint8_t fp = (uint8_t)(hash >> 56), *index = b->data;
+    const uint32_t n = b->n;
+    bucket_at at = bucket_first(b);
+    for (; at.i < n; at.key += index[2 * at.i + 1], at.i++)
+        if (index[2 * at.i] == fp && index[2 * at.i + 1] == len && key_same_packed(at.key, packed, len))
+            break;
+    return at;
+}
+
+/* Whether layer l holds the key (packed to `len` bytes, with its hash). */
+static inline int layer_has(const proof_layer *l, uint64_t hash, const uint8_t *packed, int len)
+{
+    const proof_bucket *b;
+    bucket_at at;
+    if (!l->buckets)
+        return 0;
+    b = &l->buckets[layer_bucket_of(l, hash)];
+    at = layer_find(b, hash, packed, len);
+    return bucket_has(b, &at);
+}
+
+#endif

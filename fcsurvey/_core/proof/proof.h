@@ -1,0 +1,71 @@
+/* The layered proof.
+
+   When the complete search runs out of room, a proof may still be in
+   reach: it needs no parent links, no heuristic order and, with foundation
+   return off, not even the positions already done with.  No move then takes
+   a card off a foundation or puts one back on a card it was dealt on and
+   does not build on, so positions fall into layers that never go down
+   (proof_layer_of): each layer is worked through in full, then freed,
+   before any higher one.  Each layer keeps only its keys, each packed to
+   its own length, in buckets by hash (layer.h); the keys a bucket holds
+   after its expanded ones are the queue.  Higher layers go to disk when the
+   room runs out (spill.h).  Moves are single cards, which reach every
+   position sequence moves limited by free space reach (those are
+   shortcuts); unlimited sequence moves are not, so then they are all
+   tried.  Autoplay is the safe rule, so a position it skips past is
+   solvable exactly when the one it reaches is. */
+#ifndef FCS_PROOF_H
+#define FCS_PROOF_H
+
+#include "../key.h"
+#include "../search.h"
+#include "../tuning.h"
+
+/* What the proof may use. */
+typedef struct {
+    uint64_t room;         /* positions held at once */
+    double deadline;       /* 0: none */
+    const char *checkpoint; /* its checkpoint file, or NULL */
+    const uint8_t *tag;    /* the checkpoint's tag */
+    double checkpoint_every_s;
+} proof_limits;
+
+/* Visit every position reachable from root (or, when `resumed`, from the
+   checkpoint); 1 when it did, which proves the deal unsolvable.  0 on a
+   limit (*limit says which) or on reaching a won position (*limit 0: a win
+   it cannot spell out, as it keeps no paths).  Counts what it visits and
+   expands in *counts (its phase FCS_LAYERED_PROOF), and saves and loads
+   them with its checkpoints.  The checkpoint file goes when it returns. */
+int layered_proof(const fcs_codec *kc, const proof_limits *pl, int resumed, const fcs_pos *root, fcs_counts *counts,
+                  int *limit);
+
+/* A position's layer: first how few out-of-order pairs its columns hold (a
+   card on one it does not build on), then its cards home.  Neither can go
+   back with foundation return off.  Such a pair exists only as dealt (in
+   the start position), since every move onto a card builds; once its top
+   card leaves, nothing can put it back.  So the pairs lie in the dealt
+   prefixes of columns, which key_encode() finds anyway and counts them in.
+   No move lowers a position's layer, and each layer can be finished and
+   freed before any higher one.  Ordering by the pairs first holds fewest
+   positions at once.
+
+   Within a layer, a move changes neither which pairs are held (none is
+   broken, none can be made) nor how many cards of each suit are home (none
+   goes, as the total stays).  So positions differing in either never reach
+   each other within the layer, and the layer splits into PROOF_GROUPS
+   groups by a hash of the two, worked through one after the other: only
+   the group under way must stay in memory, the others wait their turn, on
+   disk if need be. */
+static inline int proof_layer_of(const dealt_pairs *pairs, const fcs_pos *p)
+{
+    uint64_t h = pairs->which;
+    int i;
+    for (i = 0; i < FCS_NUM_SUITS; i++)
+        h = h * (FCS_RANKS + 1) + p->found[i];
+    h *= 0x9E3779B97F4A7C15ull;
+    return ((FCS_CARDS - 1 - pairs->count) * (FCS_CARDS + 1) + p->found[0] + p->found[1] + p->found[2] + p->found[3]) *
+               PROOF_GROUPS + (int)((h >> 32) % PROOF_GROUPS);
+}
+
+
+#endif
