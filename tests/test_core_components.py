@@ -5,15 +5,29 @@ broken part fails by name.  The harness is built once per session with the syste
 compiler (the only requirement; set FCSURVEY_SANITIZE=1 to build it with ASan and UBSan)
 and prints what it found as name=value fields; the assertions on them are all here.
 
-Each test was seen to fail with a bug planted in a scratch copy of the core (never committed):
+Each component's tests were seen to fail with a bug planted in a scratch copy of the core
+(never committed), one line each:
   planted: key.c k_bits one bit short (bits_for(dealt_max) - 1), caught by test_key_round_trips
-  planted: key.c the any-suit chain width 1 bit, not 2, caught by test_key_round_trips[any-suit]
+           (every rule set: first its k_bits check, and with that check removed, decoded != canon)
+  planted: key.c any-suit chain width 1 bit, not 2, caught by test_key_round_trips[any-suit] alone
+           (the one rule set that builds in any suit: no preset does)
+  planted: key.c key_code_columns skipping the lowest column it is asked to code, caught by
+           test_key_round_trips (every rule set: decoded != canon)
   planted: proof/layer.c split_bucket parting keys by the wrong hash bit (bit << 1), caught by
-           test_layer_finds_every_key_after_many_splits
+           test_layer_finds_every_key_after_many_splits and test_layer_remove
+  planted: proof/layer.c split_bucket dropping the expanded count of each part, caught by
+           test_layer_keeps_expanded_keys_first_across_splits
   planted: proof/spill.c proof_add without its layer_has look-up (a duplicate inserted twice),
-           caught by test_spill_store_adds_a_key_once and test_spill_slices_bring_every_key_back_once
-  planted: proof/checkpoint.c header_of without the file-size check (a truncated checkpoint
+           caught by test_spill_store_adds_a_key_once, test_spill_slices_bring_every_key_back_once
+           and test_checkpoint_round_trip
+  planted: proof/spill.c proof_load_layer not skipping keys already visited (in `seen`), caught
+           by test_spill_slices_bring_every_key_back_once (a duplicate dropped no more)
+  planted: proof/spill.c reader_key taking a key of length 0, caught by
+           test_spill_refuses_a_damaged_segment[zero_length]
+  planted: proof/checkpoint.c header_of without its file-size check (a truncated checkpoint
            accepted), caught by test_checkpoint_refuses_a_truncated_file
+  planted: proof/checkpoint.c header_of without its tag check, caught by
+           test_checkpoint_refuses_a_foreign_tag
 """
 
 from __future__ import annotations

@@ -700,8 +700,22 @@ static void spill_sift(const test_key *keys, const test_key *sorted, uint32_t n)
     free(met);
 }
 
-/* A spilled segment that is not what was written is refused: a key length
-   of 0 or over KEY_BYTES_MAX, or a segment cut inside its last key. */
+/* Where the last key of a spilled segment starts, within it. */
+static uint64_t last_key_at(int fd, const spill_segment *segment)
+{
+    uint8_t *bytes = malloc(segment->bytes);
+    uint64_t at = 0, last = 0;
+    if (!bytes || !file_transfer(fd, bytes, segment->bytes, segment->offset, 0))
+        exit(3);
+    for (; at < segment->bytes; at += 1u + bytes[at])
+        last = at;
+    free(bytes);
+    return last;
+}
+
+/* A spilled segment that is not what was written is refused: its last key
+   of length 0 (the segment ending right after that length), its first key
+   longer than KEY_BYTES_MAX, or the segment cut inside its last key. */
 static void spill_corrupt(const test_key *keys, uint32_t n)
 {
     const char *names[] = {"zero_length", "long_length", "cut_key"};
@@ -709,7 +723,8 @@ static void spill_corrupt(const test_key *keys, uint32_t n)
     printf("corrupt");
     for (c = 0; c < 3; c++) {
         proof_store ps;
-        uint64_t added = 0;
+        spill_segment *segment;
+        uint64_t added = 0, at = 0;
         uint8_t byte = c == 0 ? 0 : 0xFF;
         char name[64];
         int ok;
@@ -718,10 +733,15 @@ static void spill_corrupt(const test_key *keys, uint32_t n)
         add_keys(&ps, SPILL_LAYER, keys, 0, n, &added);
         if (!proof_spill_layer(&ps, SPILL_LAYER))
             exit(3);
-        if (c < 2 && pwrite(ps.spill_fd, &byte, 1, (off_t)ps.on_disk[SPILL_LAYER].segments[0].offset) != 1)
+        segment = &ps.on_disk[SPILL_LAYER].segments[0];
+        if (c == 0) {
+            at = last_key_at(ps.spill_fd, segment);
+            segment->bytes = at + 1;
+        }
+        if (c < 2 && pwrite(ps.spill_fd, &byte, 1, (off_t)(segment->offset + at)) != 1)
             exit(3);
         if (c == 2)
-            ps.on_disk[SPILL_LAYER].segments[0].bytes--;
+            segment->bytes--;
         ps.current = SPILL_LAYER;
         ok = proof_load_layer(&ps, SPILL_LAYER, UINT64_MAX);
         snprintf(name, sizeof(name), "%s_loaded", names[c]);
