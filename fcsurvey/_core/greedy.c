@@ -242,7 +242,7 @@ int greedy_search(fcs_search *s, const fcs_pos *root, int orders, uint32_t budge
         open_entry e = open_pop(s->open);
         fcs_move m = {0, 0, 0, 0, 0};
         uint32_t idx;
-        if (s->deadline && (++pops % TIME_CHECK_EVERY) == 0 && now_s() > s->deadline) {
+        if (s->deadline && (++pops % TIME_CHECK_EVERY) == 0 && fcs_now_s() > s->deadline) {
             s->limit = FCS_LIMIT_TIME;
             return PHASE_DONE;
         }
