@@ -9,13 +9,6 @@
 #include "solution.h"
 #include "tuning.h"
 
-double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static const struct {
     int home_mode;
     unsigned moves;
@@ -78,7 +71,8 @@ static void greedy_tries(solve_state *ss)
         ss->ended = greedy_search(&ss->search, &ss->root, OPEN_ORDERS, budget[i], ss->res) == PHASE_DONE;
         out_of_room[i] = ss->store.n >= budget[i];
         ss->counts.phase[FCS_GREEDY_TRIES].states += ss->store.n;
-        store_clear(&ss->store);
+        if (!ss->ended)
+            store_clear(&ss->store);
     }
 }
 
