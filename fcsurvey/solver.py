@@ -86,9 +86,10 @@ class PhaseCount:
     time_s: float
 
 
-#: A solve's phases in order, as :attr:`Result.phases` names them: the searches are the
-#: first four (the interlude runs in the course of the complete search).
-PHASE_NAMES = ("greedy_tries", "complete_search", "interlude", "last_try", "layered_proof")
+#: The phases :attr:`Result.phase_counts` counts, in order: the first four make up the
+#: ``search`` of :data:`PHASES` (the interlude runs in the course of the complete search),
+#: the last is its ``proof``.
+COUNTED_PHASES = ("greedy_tries", "complete_search", "interlude", "last_try", "layered_proof")
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,8 @@ class Result:
     elapsed_s: float
     limit: Optional[str] = None
     resumed: bool = False  # the layered proof went on from a checkpoint
-    #: By phase (PHASE_NAMES): their states add up to ``states``; empty where no solve ran.
-    phases: Dict[str, PhaseCount] = dataclasses.field(default_factory=dict)
+    #: By phase (COUNTED_PHASES): their states add up to ``states``; empty where no solve ran.
+    phase_counts: Dict[str, PhaseCount] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> Dict[str, Any]:
         return dataclasses.asdict(self)
@@ -183,7 +184,7 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     raw = _fccore.solve(core_rules(rules), position.columns, position.cells, position.foundations,
                         limits.max_states, limits.timeout or 0.0, sum(_PHASE_BITS[p] for p in set(phases)),
                         *saving)
-    raw["phases"] = {name: PhaseCount(**raw["phases"][name]) for name in PHASE_NAMES}
+    raw["phase_counts"] = {name: PhaseCount(**raw["phase_counts"][name]) for name in COUNTED_PHASES}
     result = Result(**raw)
     if replay and result.status == SOLVED:
         check = validate(position, rules, result.solution)

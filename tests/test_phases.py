@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 
 from fcsurvey.rules import preset
-from fcsurvey.solver import PHASE_NAMES, Limits, solve
+from fcsurvey.solver import COUNTED_PHASES, Limits, solve
 
 from test_cli_deal import run  # the entry point, run as a user would
 
 
 def states_by_phase(phases: dict) -> dict:
-    return {name: phases[name]["states"] for name in PHASE_NAMES}
+    return {name: phases[name]["states"] for name in COUNTED_PHASES}
 
 
 def test_solve_json_prints_per_phase_positions_that_add_up_to_states() -> None:
@@ -25,12 +25,12 @@ def test_solve_json_prints_per_phase_positions_that_add_up_to_states() -> None:
     assert result.returncode == 1, result.stderr
     verdict = json.loads(result.stdout)
     assert verdict["status"] == "unsolvable"
-    assert list(verdict["phases"]) == list(PHASE_NAMES)
-    assert states_by_phase(verdict["phases"]) == {"greedy_tries": 29_683, "complete_search": 2_365_759,
+    assert list(verdict["phase_counts"]) == list(COUNTED_PHASES)
+    assert states_by_phase(verdict["phase_counts"]) == {"greedy_tries": 29_683, "complete_search": 2_365_759,
                                                   "interlude": 9_683, "last_try": 0, "layered_proof": 0}
-    assert sum(states_by_phase(verdict["phases"]).values()) == verdict["states"]
-    assert verdict["phases"]["complete_search"]["time_s"] > 0
-    assert verdict["phases"]["layered_proof"]["time_s"] == 0
+    assert sum(states_by_phase(verdict["phase_counts"]).values()) == verdict["states"]
+    assert verdict["phase_counts"]["complete_search"]["time_s"] > 0
+    assert verdict["phase_counts"]["layered_proof"]["time_s"] == 0
 
 
 def test_the_layered_proof_visits_what_the_complete_search_stores_with_room() -> None:
@@ -39,26 +39,26 @@ def test_the_layered_proof_visits_what_the_complete_search_stores_with_room() ->
     # 2,365,759 the complete search stores when it has the room.
     result = solve(1706, preset("freecell", cells=1), Limits(max_states=50_000), replay=False)
     assert result.status == "unsolvable"
-    counts = {name: phase.states for name, phase in result.phases.items()}
+    counts = {name: phase.states for name, phase in result.phase_counts.items()}
     assert counts == {"greedy_tries": 29_683, "complete_search": 50_000, "interlude": 0, "last_try": 6_251,
                       "layered_proof": 2_365_759}
     assert sum(counts.values()) == result.states
-    assert result.phases["layered_proof"].time_s > 0
+    assert result.phase_counts["layered_proof"].time_s > 0
 
 
 def test_a_deal_the_first_greedy_try_wins_counts_only_there() -> None:
     result = solve(1, replay=False)
     assert result.status == "solved"
-    assert result.phases["greedy_tries"].states == result.states == 176
-    assert all(result.phases[name].states == 0 for name in PHASE_NAMES[1:])
-    assert all(result.phases[name].time_s == 0 for name in PHASE_NAMES[1:])
+    assert result.phase_counts["greedy_tries"].states == result.states == 176
+    assert all(result.phase_counts[name].states == 0 for name in COUNTED_PHASES[1:])
+    assert all(result.phase_counts[name].time_s == 0 for name in COUNTED_PHASES[1:])
 
 
 def test_the_complete_search_wins_after_the_interlude_runs_dry() -> None:
     # 3 cells, single-card moves, deal 253 (tests/test_solver.py has its verdict).
     result = solve(253, preset("freecell", cells=3, sequence="single"), replay=False)
     assert result.status == "solved"
-    counts = {name: phase.states for name, phase in result.phases.items()}
+    counts = {name: phase.states for name, phase in result.phase_counts.items()}
     assert counts == {"greedy_tries": 69_081, "complete_search": 120_664, "interlude": 39_081, "last_try": 0,
                       "layered_proof": 0}
     assert sum(counts.values()) == result.states

@@ -135,7 +135,7 @@ int complete_search(fcs_search *s, uint32_t pause_at, fcs_result *res)
             break;
         }
         cur = open_pop(s->open).state;
-        if (s->deadline && (*s->expanded % TIME_CHECK_EVERY) == 0 && now_s() > s->deadline) {
+        if (s->deadline && (*s->expanded % TIME_CHECK_EVERY) == 0 && fcs_now_s() > s->deadline) {
             s->limit = FCS_LIMIT_TIME;
             going = 0;
             break;

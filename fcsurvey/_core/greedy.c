@@ -37,19 +37,25 @@ void greedy_cache_free(greedy_cache *cache)
     free(cache);
 }
 
-/* The search's view of the position it expands, and of the parent of the
-   entry it takes next. */
+/* The parent of the entry the search takes next, and that entry's position. */
 typedef struct {
-    const fcs_pos *par;                /* the position `cached` stands for, canonical */
-    const column_code *par_codes;      /* its columns coded */
-    const column_profile *par_prof;    /* and profiled, when it was expanded here */
+    const fcs_pos *par;             /* the position `cached` stands for, canonical */
+    const column_code *par_codes;   /* its columns coded */
+    const column_profile *par_prof; /* and profiled, when it was expanded here */
     uint32_t cached;
     fcs_pos decoded, p;
     column_code decoded_codes[FCS_MAX_COLS], codes[FCS_MAX_COLS];
-    column_profile prof[FCS_MAX_COLS];
-    int shape_sum, buried_sum, used, empty; /* the expanded position's terms */
-    uint32_t depth_cost;
 } greedy_view;
+
+/* The position being expanded and its terms, which score its children.  Kept
+   apart from greedy_view, whose parts go to calls, so that the compiler can
+   keep these in registers across the calls of the children's loop. */
+typedef struct {
+    const fcs_pos *par;
+    const column_profile *prof;
+    int shape_sum, buried_sum, used, empty;
+    uint32_t depth_cost;
+} parent_terms;
 
 /* Build in g->p (its columns coded in g->codes) the position entry e stands
    for: the root, or the child of a stored position by e's move, taken from
@@ -91,7 +97,7 @@ static inline void take_entry(const fcs_search *s, greedy_view *g, const fcs_pos
    needed once the columns the move left alone (same code, same foundations)
    have their profiles copied from it. */
 static inline void expand_into_cache(const fcs_search *s, greedy_view *g, uint32_t idx, const key_layout *lay,
-                                     uint8_t *runs)
+                                     column_profile *prof, parent_terms *t, uint8_t *runs)
 {
     const fcs_rules *r = s->codec->r;
     const weights *w = s->w;
@@ -100,37 +106,38 @@ static inline void expand_into_cache(const fcs_search *s, greedy_view *g, uint32
     key_canonical(&g->p, lay, &slot->pos);
     for (c = 0; c < r->columns; c++) {
         if (c >= lay->columns)
-            score_profile(r, w, NULL, 0, g->p.found, &g->prof[c]);
+            score_profile(r, w, NULL, 0, g->p.found, &prof[c]);
         else if (same_found && key_same_code(&g->codes[lay->order[c]], &g->par_codes[lay->order[c]]))
-            g->prof[c] = g->par_prof[lay->order[c]];
+            prof[c] = g->par_prof[lay->order[c]];
         else
-            score_profile(r, w, slot->pos.col[c], slot->pos.len[c], g->p.found, &g->prof[c]);
+            score_profile(r, w, slot->pos.col[c], slot->pos.len[c], g->p.found, &prof[c]);
     }
     for (c = 0; c < r->columns; c++)
         slot->codes[c] = c < lay->columns ? g->codes[lay->order[c]] : EMPTY_CODE;
-    memcpy(slot->prof, g->prof, (size_t)r->columns * sizeof(column_profile));
+    memcpy(slot->prof, prof, (size_t)r->columns * sizeof(column_profile));
     slot->idx = idx;
     g->par = &slot->pos;
     g->par_codes = slot->codes;
     g->par_prof = slot->prof;
     g->cached = idx;
-    g->shape_sum = g->buried_sum = 0;
+    t->par = &slot->pos;
+    t->prof = prof;
+    t->shape_sum = t->buried_sum = 0;
     for (c = 0; c < r->columns; c++) {
-        g->shape_sum += g->prof[c].shape;
-        g->buried_sum += g->prof[c].buried;
-        runs[c] = (uint8_t)(g->par->len[c] - g->prof[c].last_break); /* the run above the last break */
+        t->shape_sum += prof[c].shape;
+        t->buried_sum += prof[c].buried;
+        runs[c] = (uint8_t)(t->par->len[c] - prof[c].last_break); /* the run above the last break */
     }
-    g->used = score_cells_used(r, g->par);
-    g->empty = fcs_empty_columns(r, g->par);
-    g->depth_cost = (uint32_t)(w->depth * (s->store->depth[idx] + 1));
+    t->used = score_cells_used(r, t->par);
+    t->empty = fcs_empty_columns(r, t->par);
+    t->depth_cost = (uint32_t)(w->depth * (s->store->depth[idx] + 1));
 }
 
 /* The score of the child of g->par by m, which sends nothing home: only the
    move's ends change, and the foundations do not. */
-static inline uint32_t score_unbuilt(const fcs_search *s, const greedy_view *g, const fcs_move *m)
+static inline uint32_t score_unbuilt(const fcs_rules *r, const weights *w, const parent_terms *g, const fcs_move *m)
 {
     const fcs_pos *par = g->par;
-    const weights *w = s->w;
     int src_col = m->src_kind == AT_COLUMN, dst_col = m->dst_kind == AT_COLUMN;
     int shape = g->shape_sum, buried = g->buried_sum;
     int used = g->used + (m->dst_kind == AT_CELL) - (m->src_kind == AT_CELL);
@@ -145,18 +152,16 @@ static inline uint32_t score_unbuilt(const fcs_search *s, const greedy_view *g, 
         score_run(w, &g->prof[m->dst], par->len[m->dst],
                   src_col ? &par->col[m->src][par->len[m->src] - m->count] : &par->cell[m->src], m->count,
                   par->found, &shape, &buried);
-    return score_combine(s->codec->r, w, par, shape, buried, used, empty);
+    return score_combine(r, w, par, shape, buried, used, empty);
 }
 
 /* The score of `child`, built from g->par by m and autoplayed, `home` cards
    having gone home from the columns `touched` marks: the columns that
    changed are scored again, and every column's buried term when a card
    went home. */
-static inline uint32_t score_built(const fcs_search *s, const greedy_view *g, const fcs_move *m,
+static inline uint32_t score_built(const fcs_rules *r, const weights *w, const parent_terms *g, const fcs_move *m,
                                    const fcs_pos *child, int home, unsigned touched)
 {
-    const fcs_rules *r = s->codec->r;
-    const weights *w = s->w;
     int shape = g->shape_sum, buried = g->buried_sum, c;
     unsigned t;
     touched |= fcs_move_columns(m);
@@ -181,10 +186,13 @@ static inline uint32_t score_built(const fcs_search *s, const greedy_view *g, co
 
 /* Score the children of stored position idx (g->par) and push them; -1 when
    they are all pushed, else the search's outcome (a win or a limit). */
-static inline int push_children(fcs_search *s, const greedy_view *g, uint32_t idx, const uint8_t *runs,
+static inline int push_children(fcs_search *s, const parent_terms *g, uint32_t idx, const uint8_t *runs,
                                 fcs_result *res)
 {
     const fcs_rules *r = s->codec->r;
+    const weights *w = s->w;
+    const int mode = s->home_mode;
+    fcs_open *open = s->open;
     fcs_move moves[FCS_MAX_MOVES];
     fcs_pos child;
     uint32_t priority[OPEN_ORDERS];
@@ -194,22 +202,22 @@ static inline int push_children(fcs_search *s, const greedy_view *g, uint32_t id
         if (fcs_is_noop(g->par, m))
             continue;
         if (!reaches_home(g->par, m)) {
-            priority[ORDER_SCORE] = score_unbuilt(s, g, m);
+            priority[ORDER_SCORE] = score_unbuilt(r, w, g, m);
         } else {
             unsigned touched = 0;
             int home;
             fcs_copy_pos(&child, g->par, r->columns);
             fcs_apply(&child, m);
-            home = autoplay(r, &child, s->home_mode, NULL, NULL, NULL, &touched);
+            home = autoplay(r, &child, mode, NULL, NULL, NULL, &touched);
             if (fcs_is_won(&child)) {
                 fcs_packed_move last = fcs_pack(g->par, m);
-                solution_from_store(s->codec, s->home_mode, s->store, idx, &last, res);
+                solution_from_store(s->codec, mode, s->store, idx, &last, res);
                 return PHASE_DONE;
             }
-            priority[ORDER_SCORE] = score_built(s, g, m, &child, home, touched);
+            priority[ORDER_SCORE] = score_built(r, w, g, m, &child, home, touched);
         }
         priority[ORDER_DEPTH] = priority[ORDER_SCORE] + g->depth_cost;
-        if (!open_push(s->open, priority, idx, open_pack_move(m))) {
+        if (!open_push(open, priority, idx, open_pack_move(m))) {
             s->limit = FCS_LIMIT_MEMORY;
             return PHASE_DONE;
         }
@@ -222,6 +230,8 @@ int greedy_search(fcs_search *s, const fcs_pos *root, int orders, uint32_t budge
     static const uint32_t zero[OPEN_ORDERS] = {0};
     uint64_t key[KEY_WORDS_MAX + 1];
     greedy_view g;
+    parent_terms terms;
+    column_profile prof[FCS_MAX_COLS];
     key_layout lay;
     uint8_t runs[FCS_MAX_COLS];
     uint32_t pops = 0, i;
@@ -242,7 +252,7 @@ int greedy_search(fcs_search *s, const fcs_pos *root, int orders, uint32_t budge
         open_entry e = open_pop(s->open);
         fcs_move m = {0, 0, 0, 0, 0};
         uint32_t idx;
-        if (s->deadline && (++pops % TIME_CHECK_EVERY) == 0 && now_s() > s->deadline) {
+        if (s->deadline && (++pops % TIME_CHECK_EVERY) == 0 && fcs_now_s() > s->deadline) {
             s->limit = FCS_LIMIT_TIME;
             return PHASE_DONE;
         }
@@ -261,9 +271,9 @@ int greedy_search(fcs_search *s, const fcs_pos *root, int orders, uint32_t budge
         store_record(s->store, idx, e.move == NO_MOVE ? NO_PARENT : e.state, g.par, &m);
         if (s->store->n >= budget)
             return PHASE_GAVE_UP;
-        expand_into_cache(s, &g, idx, &lay, runs);
+        expand_into_cache(s, &g, idx, &lay, prof, &terms, runs);
         (*s->expanded)++;
-        if ((outcome = push_children(s, &g, idx, runs, res)) >= 0)
+        if ((outcome = push_children(s, &terms, idx, runs, res)) >= 0)
             return outcome;
     }
     /* Every position reached: a proof, unless eager autoplay cut corners. */

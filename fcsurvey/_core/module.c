@@ -5,10 +5,9 @@
 
 #include <string.h>
 
+#include "clock.h"
 #include "deal.h"
 #include "search.h"
-
-#include <time.h>
 
 static const char *const LIMIT_NAMES[] = {NULL, "states", "time", "memory", "disk"};
 static const char *const STATUS_NAMES[] = {"solved", "unsolvable", "unknown"};
@@ -112,13 +111,6 @@ static int parse_position(const fcs_rules *r, PyObject *columns, PyObject *cells
     return 1;
 }
 
-static double monotonic_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* The longest dealt column the search accepts: room for 13 built cards. */
 #define MAX_DEALT_LEN (FCS_MAX_COL_LEN - FCS_RANKS)
 
@@ -178,11 +170,11 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     lim.max_states = max_states;
     lim.timeout_s = timeout;
     lim.phases = phases;
-    t0 = monotonic_s();
+    t0 = fcs_now_s();
     Py_BEGIN_ALLOW_THREADS
     fcs_solve(&r, &start, &lim, &res);
     Py_END_ALLOW_THREADS
-    elapsed = monotonic_s() - t0;
+    elapsed = fcs_now_s() - t0;
     if (res.solution) {
         solution = PyUnicode_FromString(res.solution);
         free(res.solution);
@@ -200,7 +192,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
                          "limit", LIMIT_NAMES[res.limit], "states", (unsigned long long)res.states,
                          "expanded", (unsigned long long)res.expanded, "moves", res.moves,
                          "atomic_moves", res.atomic_moves, "solution", solution, "elapsed_s", elapsed,
-                         "resumed", res.resumed ? Py_True : Py_False, "phases", phase_dict);
+                         "resumed", res.resumed ? Py_True : Py_False, "phase_counts", phase_dict);
 }
 
 static PyObject *py_legal_moves(PyObject *self, PyObject *args)

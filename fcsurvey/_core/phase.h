@@ -6,6 +6,7 @@
 #ifndef FCS_PHASE_H
 #define FCS_PHASE_H
 
+#include "clock.h"
 #include "key.h"
 #include "open.h"
 #include "score.h"
@@ -30,8 +31,6 @@ typedef struct {
     uint64_t *expanded; /* positions expanded, by every phase */
     int limit;          /* the limit that stopped it, 0 if none */
 } fcs_search;
-
-double now_s(void);
 
 /* The greedy search's cache of the positions it expanded last; NULL when out
    of memory. */

@@ -1,21 +1,13 @@
 /* fcs_solve: the phases of a solve (search.h), run in turn from one table
    until one reaches a verdict or a limit. */
-#define _GNU_SOURCE /* clock_gettime */
 #include <stdlib.h>
-#include <time.h>
 
+#include "clock.h"
 #include "phase.h"
 #include "proof/checkpoint.h"
 #include "proof/proof.h"
 #include "solution.h"
 #include "tuning.h"
-
-double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static const struct {
     int home_mode;
@@ -79,7 +71,8 @@ static void greedy_tries(solve_state *ss)
         ss->ended = greedy_search(&ss->search, &ss->root, OPEN_ORDERS, budget[i], ss->res) == PHASE_DONE;
         out_of_room[i] = ss->store.n >= budget[i];
         ss->counts.phase[FCS_GREEDY_TRIES].states += ss->store.n;
-        store_clear(&ss->store);
+        if (!ss->ended)
+            store_clear(&ss->store);
     }
 }
 
@@ -218,7 +211,7 @@ static int solve_begin(solve_state *ss, const fcs_rules *r, const fcs_pos *start
     ss->search.store = &ss->store;
     ss->search.open = &ss->open;
     ss->search.expanded = &ss->counts.expanded;
-    ss->search.deadline = lim->timeout_s > 0 ? now_s() + lim->timeout_s : 0;
+    ss->search.deadline = lim->timeout_s > 0 ? fcs_now_s() + lim->timeout_s : 0;
     ss->root = *start;
     fcs_autoplay(r, &ss->root, NULL, NULL, NULL);
     if (fcs_is_won(&ss->root)) {
@@ -260,9 +253,9 @@ void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, 
     if (solve_begin(&ss, r, start, &given))
         for (i = 0; i < PHASE_STEPS; i++)
             if (PHASES[i].wanted(&ss)) {
-                double began = now_s();
+                double began = fcs_now_s();
                 PHASES[i].work(&ss);
-                ss.counts.phase[PHASES[i].phase].time_s += now_s() - began;
+                ss.counts.phase[PHASES[i].phase].time_s += fcs_now_s() - began;
             }
     if (res->status == FCS_UNKNOWN)
         res->limit = ss.search.limit ? ss.search.limit : FCS_LIMIT_MEMORY;

@@ -82,6 +82,13 @@ static inline void bucket_next(const proof_bucket *b, bucket_at *at)
     at->i++;
 }
 
+/* Fetch the bucket's index ahead of a lookup. */
+static inline void bucket_prefetch(const proof_bucket *b)
+{
+    if (b->n)
+        __builtin_prefetch(b->data);
+}
+
 /* The bucket's key `i` in arrival order. */
 static inline bucket_at bucket_nth(const proof_bucket *b, uint32_t i)
 {

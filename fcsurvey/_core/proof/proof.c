@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../phase.h"
+#include "../clock.h"
 #include "../solution.h"
 #include "checkpoint.h"
 #include "spill.h"
@@ -106,8 +106,8 @@ static int proof_flush(proof_state *ps)
     for (k = 0; k < ps->n_kids; k++) {
         const proof_layer *to = home_of(ps, ps->kids[k].layer);
         const proof_bucket *b = to->buckets ? &to->buckets[layer_bucket_of(to, ps->kids[k].hash)] : NULL;
-        if (b && b->n)
-            __builtin_prefetch(b->data);
+        if (b)
+            bucket_prefetch(b);
     }
     for (k = 0; k < ps->n_kids; k++) {
         const proof_child *kid = &ps->kids[k];
@@ -164,7 +164,7 @@ static int proof_sweep_part(proof_state *ps)
             while (part->buckets[b].done < part->buckets[b].n) {
                 swept = 0;
                 if (ps->pl->deadline && (ps->counts->expanded % TIME_CHECK_EVERY) == 0 &&
-                    now_s() > ps->pl->deadline) {
+                    fcs_now_s() > ps->pl->deadline) {
                     ps->store.limit = FCS_LIMIT_TIME;
                     return 0;
                 }
@@ -204,7 +204,7 @@ static int maybe_save(proof_state *ps)
 {
     proof_store *st = &ps->store;
     fcs_counts counts;
-    double began = now_s();
+    double began = fcs_now_s();
     if (!ps->pl->checkpoint || began - ps->saved < ps->gap)
         return 1;
     if (st->seen.n && !proof_sift_disk(st, st->current))
@@ -213,7 +213,7 @@ static int maybe_save(proof_state *ps)
     counts.phase[FCS_LAYERED_PROOF].time_s += began - ps->started;
     /* if the disk will not take it, the proof goes on without */
     checkpoint_save(ps->pl->checkpoint, ps->pl->tag, st, st->current, &counts);
-    ps->saved = now_s();
+    ps->saved = fcs_now_s();
     ps->gap = ps->pl->checkpoint_every_s > CHECKPOINT_SPACING * (ps->saved - began)
                   ? ps->pl->checkpoint_every_s : CHECKPOINT_SPACING * (ps->saved - began);
     return 1;
@@ -301,7 +301,7 @@ int layered_proof(const fcs_codec *kc, const proof_limits *pl, int resumed, cons
     ps.kc = kc;
     ps.pl = pl;
     ps.counts = counts;
-    ps.started = ps.saved = now_s();
+    ps.started = ps.saved = fcs_now_s();
     ps.gap = pl->checkpoint_every_s;
     ps.kids = malloc(sizeof(proof_child) * (PROOF_BATCH + FCS_MAX_MOVES));
     if (!proof_store_init(&ps.store, pl->room) || !ps.kids)
