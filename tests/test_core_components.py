@@ -133,6 +133,12 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> Harness:
     return Harness(out, build.stdout + build.stderr)
 
 
+def test_without_a_compiler_the_component_tests_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.setattr(sysconfig, "get_config_var", lambda name: "no-such-cc -pthread")
+    assert find_compiler() is None
+
+
 def test_the_harness_and_the_core_build_without_warnings(harness: Harness) -> None:
     assert harness.build_output == ""
 

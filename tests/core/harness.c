@@ -303,8 +303,9 @@ static int home_count(const fcs_pos *p)
 }
 
 /* Random legal play from the start, `walks` times `steps` positions, each
-   checked.  A walk that blocks goes on from one of its earlier positions, so
-   it keeps branching instead of ending. */
+   checked.  A walk that blocks, and now and then one that does not, goes on
+   from its furthest position yet (most cards home), so it keeps branching
+   and reaches deep instead of ending or going round in circles. */
 static int cmd_keys(int walks, int steps)
 {
     static fcs_pos seen[WALK_MAX];
