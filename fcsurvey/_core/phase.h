@@ -39,7 +39,8 @@ void greedy_cache_free(greedy_cache *cache);
 
 /* Greedy best-first search from root, keeping `orders` orders of the open
    list, until it wins, reaches a limit, or stores `budget` positions
-   (PHASE_GAVE_UP, as when it runs dry with eager autoplay). */
+   (PHASE_GAVE_UP).  Running dry proves the deal unsolvable with safe
+   autoplay; with eager autoplay it only gives up. */
 int greedy_search(fcs_search *s, const fcs_pos *root, int orders, uint32_t budget, fcs_result *res);
 
 /* Store root and open the complete search from it; 0 on a limit. */

@@ -102,10 +102,11 @@ static inline bucket_at bucket_nth(const proof_bucket *b, uint32_t i)
    past its last key (bucket_has false) when it does not. */
 static inline bucket_at layer_find(const proof_bucket *b, uint64_t hash, const uint8_t *packed, int len)
 {
-    uint8_t fp = (uint8_t)(hash >> 56);
-    bucket_at at;
-    for (at = bucket_first(b); bucket_has(b, &at); bucket_next(b, &at))
-        if (bucket_fingerprint(b, &at) == fp && bucket_len(b, &at) == len && key_same_packed(at.key, packed, len))
+    const uint8_t fp = (uint8_t)(hash >> 56), *index = b->data;
+    const uint32_t n = b->n;
+    bucket_at at = bucket_first(b);
+    for (; at.i < n; at.key += index[2 * at.i + 1], at.i++)
+        if (index[2 * at.i] == fp && index[2 * at.i + 1] == len && key_same_packed(at.key, packed, len))
             break;
     return at;
 }

@@ -9,34 +9,6 @@
 #include "checkpoint.h"
 #include "spill.h"
 
-/* A position's layer: first how few out-of-order pairs its columns hold (a
-   card on one it does not build on), then its cards home.  Neither can go
-   back with foundation return off.  Such a pair exists only as dealt (in
-   the start position), since every move onto a card builds; once its top
-   card leaves, nothing can put it back.  So the pairs lie in the dealt
-   prefixes of columns, which key_encode() finds anyway and counts them in.
-   No move lowers a position's layer, and each layer can be finished and
-   freed before any higher one.  Ordering by the pairs first holds fewest
-   positions at once.
-
-   Within a layer, a move changes neither which pairs are held (none is
-   broken, none can be made) nor how many cards of each suit are home (none
-   goes, as the total stays).  So positions differing in either never reach
-   each other within the layer, and the layer splits into PROOF_GROUPS
-   groups by a hash of the two, worked through one after the other: only
-   the group under way must stay in memory, the others wait their turn, on
-   disk if need be. */
-int proof_layer_of(const dealt_pairs *pairs, const fcs_pos *p)
-{
-    uint64_t h = pairs->which;
-    int i;
-    for (i = 0; i < FCS_NUM_SUITS; i++)
-        h = h * (FCS_RANKS + 1) + p->found[i];
-    h *= 0x9E3779B97F4A7C15ull;
-    return ((FCS_CARDS - 1 - pairs->count) * (FCS_CARDS + 1) + p->found[0] + p->found[1] + p->found[2] + p->found[3]) *
-               PROOF_GROUPS + (int)((h >> 32) % PROOF_GROUPS);
-}
-
 /* A child waiting for its lookup. */
 typedef struct {
     uint64_t hash;
