@@ -36,7 +36,7 @@ typedef struct {
     fcs_search search;
     fcs_counts counts;
     int searches;    /* the searches run (not resumed, and asked for) */
-    int ended;       /* a search reached a verdict or a limit */
+    int ended;       /* a greedy try reached a verdict or a limit */
     int paused;      /* the complete search paused for the interlude */
     int interlude_ended; /* the interlude won or ran out of time */
 } solve_state;
