@@ -143,7 +143,7 @@ def decide(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve = so
 
     A narrower game is a different search that sometimes finds a win the full search runs
     out of room for (deal 28321 with 3 cells: the complete search finds no win in 50 million
-    positions, single-card moves one in 864,700 positions; the solver's quick tries now win
+    positions, single-card moves one in 864,700 positions; the solver's greedy tries now win
     it first, in 89,469).  It can only prove wins, never unsolvability, so it
     runs the searches alone, each narrower game with a :data:`NARROWER_SHARE` of the room:
     a deal they do not win goes on to the full rules' proof, and the two would add as much

@@ -24,6 +24,7 @@ from fcsurvey.cards import DECK_SIZE, parse_card
 from fcsurvey.cli import main
 from fcsurvey.engine import Position
 from fcsurvey.rules import PRESETS, Rules
+from fcsurvey.solver import COUNTED_PHASES
 
 TESTS = Path(__file__).resolve().parent
 FREECELL = PRESETS["freecell"]
@@ -176,10 +177,25 @@ def positions(draw, rules: Rules) -> Position:
 GOLDEN: Dict[str, Dict[str, Any]] = json.loads((TESTS / "golden_counts.json").read_text())["solves"]
 
 
+#: The phases of a solve that make up its searches (solve(phases=(SEARCH,))); the rest of
+#: COUNTED_PHASES is its proof.
+SEARCH_PHASES = ("greedy_tries", "complete_search", "interlude", "last_try")
+
+
 def golden_states(solve: str, *phases: str) -> int:
     """The positions ``solve`` stores in ``phases`` (in all of them when none are named)."""
     counts = GOLDEN[solve]["states"]
-    return sum(counts[phase] for phase in phases or counts)
+    return sum(counts.get(phase, 0) for phase in phases or counts)
+
+
+def golden_phases(solve: str) -> Dict[str, int]:
+    """The positions ``solve`` stores in each phase of COUNTED_PHASES, as Result.phase_counts has them."""
+    return {phase: GOLDEN[solve]["states"].get(phase, 0) for phase in COUNTED_PHASES}
+
+
+def phase_states(result: Any) -> Dict[str, int]:
+    """``result.phase_counts`` as positions by phase, to compare with :func:`golden_phases`."""
+    return {phase: count.states for phase, count in result.phase_counts.items()}
 
 
 def golden_expanded(solve: str) -> int:

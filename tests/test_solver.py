@@ -24,7 +24,8 @@ from fcsurvey.rules import PRESETS, preset
 from fcsurvey.solver import (PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError, checkpoint_path,
                              core_rules, solve, solve_board, solve_position)
 
-from conftest import NEED_FOUR, NEED_NONE, THE_EIGHT, golden_expanded, golden_states
+from conftest import (NEED_FOUR, NEED_NONE, SEARCH_PHASES, THE_EIGHT, golden_expanded, golden_phases, golden_states,
+                      phase_states)
 
 KIND = {COLUMN: 0, CELL: 1, engine.FOUNDATION: 2}
 
@@ -114,32 +115,31 @@ def test_limits_give_unknown_naming_the_limit():
 
 
 def test_a_complete_search_out_of_room_leaves_the_greedy_search_a_last_try():
-    # 3 cells, single-card moves, deal 5260: the quick tries, the interlude and the complete
+    # 3 cells, single-card moves, deal 5260: the greedy tries, the interlude and the complete
     # search find no win; the last try does.
     rules = preset("freecell", cells=3, sequence="single")
     result = solve(5260, rules, Limits(max_states=1_000_000))
     assert result.status == SOLVED and validate(deal(5260, rules), rules, result.solution).ok
-    # Every phase counts.
-    assert result.states == golden_states("deal 5260, 3 cells, single cards, max_states 1000000")
+    assert phase_states(result) == golden_phases("deal 5260, 3 cells, single cards, max_states 1000000")
 
 
-def test_the_complete_search_goes_on_after_the_eager_interlude():
-    # 3 cells, single-card moves, deal 253: the quick tries fail; once the complete search
-    # has stored 100,000 positions the eager search has its go in a store of its own, finds
+def test_the_complete_search_goes_on_after_the_interlude():
+    # 3 cells, single-card moves, deal 253: the greedy tries fail; once the complete search
+    # has stored 100,000 positions the interlude has its go in a store of its own, finds
     # no win in the positions it reaches, and the complete search goes on where it stopped
     # and wins, with the counts of both.
     rules = preset("freecell", cells=3, sequence="single")
     result = solve(253, rules)
     assert result.status == SOLVED and validate(deal(253, rules), rules, result.solution).ok
-    assert result.states == golden_states("deal 253, 3 cells, single cards")
+    assert phase_states(result) == golden_phases("deal 253, 3 cells, single cards")
 
 
-def test_the_first_quick_try_out_of_room_gets_more():
+def test_the_first_greedy_try_out_of_room_gets_more():
     # 4-cell deal 12795: no win in the first two tries (10,000 and 20,000 positions); the
     # first again, with room for 100,000, wins.
     result = solve(12795)
     assert result.status == SOLVED and validate(deal(12795), PRESETS["freecell"], result.solution).ok
-    assert result.states == golden_states("deal 12795, freecell")
+    assert phase_states(result) == golden_phases("deal 12795, freecell")
 
 
 def test_the_layered_proof_decides_what_the_complete_search_has_no_room_for():
@@ -176,8 +176,8 @@ def test_the_searches_and_the_proof_run_apart_as_they_run_together():
     proved = solve(27, one, room, phases=(PROOF,))
     golden = "deal 27, 1 cell, max_states 10000"
     assert (searched.status, searched.limit) == (UNKNOWN, "states")
-    assert searched.states == golden_states(golden, "searches")
-    assert (proved.status, proved.states) == (UNSOLVABLE, golden_states(golden, "layered proof"))
+    assert searched.states == golden_states(golden, *SEARCH_PHASES)
+    assert (proved.status, proved.states) == (UNSOLVABLE, golden_states(golden, "layered_proof"))
     whole = solve(27, one, room)
     assert whole.expanded == searched.expanded + proved.expanded
     with pytest.raises(SolverError, match="phases must be some of search, proof"):
@@ -197,8 +197,8 @@ def test_a_layer_bigger_than_the_room_is_worked_through_in_slices(tmp_path, monk
     sliced = solve(1706, one, Limits(max_states=10_000))
     roomy = solve(1706, one, Limits(max_states=50_000))
     assert (sliced.status, sliced.limit, roomy.status) == (UNSOLVABLE, None, UNSOLVABLE)
-    assert (sliced.states, roomy.states) == (golden_states("deal 1706, 1 cell, max_states 10000"),
-                                             golden_states("deal 1706, 1 cell, max_states 50000"))
+    assert (phase_states(sliced), phase_states(roomy)) == (golden_phases("deal 1706, 1 cell, max_states 10000"),
+                                                           golden_phases("deal 1706, 1 cell, max_states 50000"))
     assert list(tmp_path.iterdir()) == []
 
 
