@@ -400,8 +400,8 @@ def test_core_moves_equal_the_engine_moves(variant, foundation_return, number, s
         pos = engine.apply(pos, moves[data.draw(st.integers(0, len(moves) - 1))], rules)
 
 
-def eager_leaves_out(move, pos, rules):
-    """The moves the eager fast try leaves out, all from a column: taking a card built
+def greedy_leaves_out(move, pos, rules):
+    """The moves the greedy move set (FCS_MOVES_GREEDY) leaves out, all from a column: taking a card built
     on the card below it, anywhere but to an empty column; while a cell is free and runs
     can move into an empty column, a single card other than a king into one; and a top
     card to a cell when another column can take it or it is a king alone in its column."""
@@ -421,21 +421,21 @@ def eager_leaves_out(move, pos, rules):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variant=st.sampled_from(sorted(PRESETS)), foundation_return=st.booleans(),
        number=st.integers(1, 8_589_934_591), steps=st.integers(0, 80), data=st.data())
-def test_core_leaves_out_exactly_what_the_eager_try_does_without_when_asked(variant, foundation_return, number, steps,
+def test_core_leaves_out_exactly_what_the_greedy_move_set_does_without_when_asked(variant, foundation_return, number, steps,
                                                                   data):
     rules = preset(variant, foundation_return=foundation_return)
     pos = Position.from_deal(deal(number, rules))
     for _ in range(steps):
         everything = core_moves(pos, rules, False)
         kept = _fccore.legal_moves(core_rules(rules), pos.columns, pos.cells, pos.foundations, False, True)
-        assert kept == [m for m in everything if not eager_leaves_out(m, pos, rules)]
+        assert kept == [m for m in everything if not greedy_leaves_out(m, pos, rules)]
         moves = legal_moves(pos, rules)
         if not moves:
             break
         pos = engine.apply(pos, moves[data.draw(st.integers(0, len(moves) - 1))], rules)
 
 
-def test_the_eager_try_keeps_an_empty_column_for_a_run_or_a_king_while_a_cell_is_free():
+def test_the_greedy_move_set_keeps_an_empty_column_for_a_run_or_a_king_while_a_cell_is_free():
     # Random play seldom empties a column, so this position is made by hand: 9C alone,
     # 5S on 6H, KD alone, and five empty columns.
     nine, six, five, king = map(parse_card, ("9C", "6H", "5S", "KD"))
@@ -448,7 +448,7 @@ def test_the_eager_try_keeps_an_empty_column_for_a_run_or_a_king_while_a_cell_is
         pos = Position(columns, cells, (0, 0, 0, 0))
         everything = core_moves(pos, rules, False)
         kept = _fccore.legal_moves(core_rules(rules), pos.columns, pos.cells, pos.foundations, False, True)
-        assert kept == [m for m in everything if not eager_leaves_out(m, pos, rules)]
+        assert kept == [m for m in everything if not greedy_leaves_out(m, pos, rules)]
         into_empty = {(src, count) for src_kind, src, dst_kind, dst, count in kept
                       if src_kind == KIND[COLUMN] and (dst_kind, dst) == (KIND[COLUMN], 0)}
         possible = {(1, 1), (2, 1), (3, 1)} if rules.sequence == "single" else to_empty
