@@ -24,8 +24,9 @@ from .executors import DaskExecutor, ExecutorError, check_scheduler_address, imp
 from .notation import NotationError, format_board, format_solution, parse_board, parse_solution
 from .replay import validate, walk
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
-from .solver import (DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError,
-                     solve_position)
+from .limits import DEFAULT_MAX_STATES, Limits, SolverError
+from .schema import SOLVED, UNKNOWN, UNSOLVABLE
+from .solver import solve_position
 from .known import CLAIMS, TIERS, ClaimError
 from .report import FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError

@@ -30,7 +30,8 @@ from .dealset import DealSet
 from .executors import Executor, LocalPool, TaskFailed
 from .rules import PRESETS, Rules
 from .schema import ERROR, Row, failed_row
-from .solver import CHECKPOINT_EVERY_S, DEFAULT_MAX_STATES, Limits, core_build
+from .limits import DEFAULT_MAX_STATES, Limits
+from .solver import CHECKPOINT_EVERY_S, core_build
 from .store import PROOFS, Dataset
 from .task import ChunkSink, ChunkTask, ChunkWritten, DealFinished, PhaseStarted, load_solver
 
