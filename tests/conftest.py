@@ -24,6 +24,7 @@ from fcsurvey.cards import DECK_SIZE, parse_card
 from fcsurvey.cli import main
 from fcsurvey.engine import Position
 from fcsurvey.rules import PRESETS, Rules
+from fcsurvey.survey import SOLVER_ENV
 
 TESTS = Path(__file__).resolve().parent
 FREECELL = PRESETS["freecell"]
@@ -51,7 +52,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
 def fake_env(delay: float = 0.0) -> Dict[str, str]:
     """Environment for a CLI process solving with fake_solver (FAKE_SOLVER_DELAY s a deal)."""
     path = os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))
-    return {**os.environ, "PYTHONPATH": path, "FCSURVEY_TEST_SOLVER": FAKE_SOLVER,
+    return {**os.environ, "PYTHONPATH": path, SOLVER_ENV: FAKE_SOLVER,
             "FAKE_SOLVER_DELAY": str(delay)}
 
 

@@ -28,9 +28,9 @@ from fcsurvey.notation import format_board
 from fcsurvey.report import MAX_WHERE_COMPARISONS, MAX_WHERE_DEPTH, ReportError, parse_where
 from fcsurvey.rules import PRESETS
 from fcsurvey.solver import MAX_STATES, solve
-from fcsurvey.survey import Survey
+from fcsurvey.survey import SOLVER_ENV, Survey
 
-from conftest import cli
+from conftest import FAKE_SOLVER, cli
 
 TESTS = Path(__file__).parent
 BOM = "\ufeff"
@@ -61,7 +61,7 @@ def run(*args: object) -> subprocess.CompletedProcess:
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> None:
     """Surveys solve with tests/fake_solver.py (instant verdicts)."""
-    monkeypatch.setenv("FCSURVEY_TEST_SOLVER", "fake_solver:solve")
+    monkeypatch.setenv(SOLVER_ENV, FAKE_SOLVER)
 
 
 def surveyed(path: Path) -> List[int]:

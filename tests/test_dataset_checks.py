@@ -8,7 +8,6 @@ scheduler leaves nothing behind.  Every case runs the real entry point (``fcsurv
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -23,9 +22,8 @@ from fcsurvey.rules import PRESETS
 from fcsurvey.dealset import parse_deals
 from fcsurvey.survey import SOLVER_ENV, Survey
 
-from conftest import cli
+from conftest import FAKE_SOLVER, cli, fake_env
 
-FAKE = "fake_solver:solve"
 SHIPPED_NO_SOLUTIONS = Path(__file__).parent.parent / "results" / "freecell_1-1000000"
 FIRST, SECOND = "deals-0000000001-0000000020.parquet", "deals-0000000021-0000000040.parquet"
 REPAIR = "delete it and rerun the survey, which solves its deals again"
@@ -161,7 +159,7 @@ def test_the_repair_the_error_names_works(capsys, made, four):
 
 @pytest.fixture
 def fake(monkeypatch):
-    monkeypatch.setenv(SOLVER_ENV, FAKE)
+    monkeypatch.setenv(SOLVER_ENV, FAKE_SOLVER)
 
 
 @pytest.mark.parametrize("first, then", [((), ("--no-solutions",)), (("--no-solutions",), ())])
@@ -206,9 +204,7 @@ def test_chunks_record_solutions_and_difficulty(tmp_path, fake):
 def test_a_dask_survey_that_never_reached_its_scheduler_leaves_no_manifest(tmp_path):
     """As real processes: the first one's lock on the directory goes when it exits."""
     pytest.importorskip("distributed")
-    out, tests = tmp_path / "out", str(Path(__file__).parent)
-    env = {**os.environ, SOLVER_ENV: FAKE,
-           "PYTHONPATH": os.pathsep.join(filter(None, [tests, os.environ.get("PYTHONPATH")]))}
+    out, env = tmp_path / "out", fake_env()
 
     def fcsurvey(*args):
         return subprocess.run([sys.executable, "-m", "fcsurvey", "survey", "1-20", "--out", out, *args],
