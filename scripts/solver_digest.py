@@ -28,8 +28,9 @@ from typing import Iterator, List, Optional, Tuple
 
 from fcsurvey.deals import deal
 from fcsurvey.engine import Position
+from fcsurvey.limits import Limits
 from fcsurvey.rules import PRESETS, Rules, preset
-from fcsurvey.solver import Limits, checkpoint_path, solve
+from fcsurvey.solver import checkpoint_path, solve
 
 #: (deal, rules, room): None is the default limits.
 Case = Tuple[int, Rules, Optional[int]]

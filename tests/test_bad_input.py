@@ -24,10 +24,11 @@ from fcsurvey.deals import deal
 from fcsurvey.dealset import DealError, DealSet, check_deal_number, parse_deals, read_deals_file
 from fcsurvey.engine import Position
 from fcsurvey.executors import ExecutorError, check_scheduler_address
+from fcsurvey.limits import MAX_STATES
 from fcsurvey.notation import format_board
 from fcsurvey.report import MAX_WHERE_COMPARISONS, MAX_WHERE_DEPTH, ReportError, parse_where
 from fcsurvey.rules import PRESETS
-from fcsurvey.solver import MAX_STATES, solve
+from fcsurvey.solver import solve
 from fcsurvey.survey import SOLVER_ENV, Survey
 
 from conftest import FAKE_SOLVER, cli

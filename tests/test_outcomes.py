@@ -13,9 +13,11 @@ import pytest
 
 from fcsurvey import store, summary
 from fcsurvey.cli import EXIT_ERROR_DEALS
+from fcsurvey.dealset import DealSet
+from fcsurvey.limits import Limits
 from fcsurvey.rules import PRESETS
-from fcsurvey.solver import Limits, core_build
-from fcsurvey.store import Dataset, DealSet
+from fcsurvey.solver import core_build
+from fcsurvey.store import Dataset
 from fcsurvey.survey import SOLVER_ENV
 from fcsurvey.task import CRASH_DEAL_ENV
 

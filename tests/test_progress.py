@@ -18,8 +18,10 @@ from pathlib import Path
 import pytest
 
 from fcsurvey import console, survey
+from fcsurvey.limits import Limits
 from fcsurvey.rules import PRESETS
-from fcsurvey.solver import PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result
+from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
+from fcsurvey.solver import PROOF, SEARCH, Result
 from fcsurvey.survey import SOLVER_ENV
 from fcsurvey.task import ChunkTask, DealFinished, PhaseStarted, phase_name, solve_chunk
 

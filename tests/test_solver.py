@@ -18,11 +18,13 @@ from fcsurvey._core import _fccore
 from fcsurvey.cards import KING, parse_card, rank
 from fcsurvey.deals import deal
 from fcsurvey.engine import CELL, COLUMN, Position, legal_moves
+from fcsurvey.limits import Limits
 from fcsurvey.notation import format_board
 from fcsurvey.replay import validate, walk
 from fcsurvey.rules import PRESETS, preset
-from fcsurvey.solver import (PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError, checkpoint_path,
-                             core_rules, solve, solve_board, solve_position)
+from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
+from fcsurvey.solver import (PROOF, SEARCH, SolverError, checkpoint_path, core_rules, solve, solve_board,
+                             solve_position)
 
 from conftest import NEED_FOUR, NEED_NONE, THE_EIGHT, golden_expanded, golden_states
 
