@@ -37,8 +37,6 @@ TESTS = Path(__file__).parent
 BOM = "\ufeff"
 
 
-
-
 def the_error(code: int, out: str, err: str) -> str:
     """The one line on stderr, which must be an Error line after exit 2 with nothing on stdout."""
     assert (code, out) == (2, ""), err

@@ -29,8 +29,6 @@ FIRST, SECOND = "deals-0000000001-0000000020.parquet", "deals-0000000021-0000000
 REPAIR = "delete it and rerun the survey, which solves its deals again"
 
 
-
-
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     """Deals 1-40 with 4 cells in chunks of 20; 21-40 with 3 cells; 1-10 with 4 cells in

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pyarrow.compute as pc
 import pytest
@@ -23,9 +24,7 @@ from fcsurvey.task import CRASH_DEAL_ENV
 
 from conftest import DATA_COLUMNS, FAKE_SOLVER, cli
 
-SHIPPED = store.Path(__file__).parent.parent / "results" / "freecell_1-32000"
-
-
+SHIPPED = Path(__file__).parent.parent / "results" / "freecell_1-32000"
 
 
 def rows(out):

@@ -32,8 +32,6 @@ SLOW_S = 2.5     # how long the stand-in solvers spend on SLOW_DEAL
 NAMED_AFTER_S = 0.3
 
 
-
-
 def solved(deal: int, states: int = 100) -> Result:
     return Result(SOLVED, "1h", 1, 1, states, states, 0.001)
 
