@@ -43,10 +43,11 @@ def cli(capsys: pytest.CaptureFixture, *args: Any) -> Tuple[int, str, str]:
     return stop.value.code, out, err
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
+def run_cli(*args: Any, env: Optional[Dict[str, str]] = None, cwd: Optional[Path] = None,
+            timeout: float = 60) -> subprocess.CompletedProcess:
     """Run ``python -m fcsurvey`` as its own process, as a user would, and wait for it."""
-    return subprocess.run([sys.executable, "-m", "fcsurvey", *args],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "fcsurvey", *map(str, args)], env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def fake_env(delay: float = 0.0) -> Dict[str, str]:

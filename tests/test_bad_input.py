@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import List
@@ -31,7 +30,7 @@ from fcsurvey.rules import PRESETS
 from fcsurvey.solver import solve
 from fcsurvey.survey import SOLVER_ENV, Survey
 
-from conftest import FAKE_SOLVER, cli
+from conftest import FAKE_SOLVER, cli, run_cli
 
 TESTS = Path(__file__).parent
 BOM = "\ufeff"
@@ -53,8 +52,7 @@ def error_line(capsys: pytest.CaptureFixture, *args: object) -> str:
 
 def run(*args: object) -> subprocess.CompletedProcess:
     """``python -m fcsurvey`` as its own process, away from the checkout."""
-    return subprocess.run([sys.executable, "-m", "fcsurvey", *map(str, args)], capture_output=True,
-                          text=True, timeout=120, cwd=TESTS.parent.parent)
+    return run_cli(*args, cwd=TESTS.parent.parent, timeout=120)
 
 
 @pytest.fixture

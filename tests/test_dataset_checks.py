@@ -22,7 +22,7 @@ from fcsurvey.rules import PRESETS
 from fcsurvey.dealset import parse_deals
 from fcsurvey.survey import SOLVER_ENV, Survey
 
-from conftest import FAKE_SOLVER, cli, fake_env
+from conftest import FAKE_SOLVER, cli, fake_env, run_cli
 
 SHIPPED_NO_SOLUTIONS = Path(__file__).parent.parent / "results" / "freecell_1-1000000"
 FIRST, SECOND = "deals-0000000001-0000000020.parquet", "deals-0000000021-0000000040.parquet"
@@ -205,8 +205,7 @@ def test_a_dask_survey_that_never_reached_its_scheduler_leaves_no_manifest(tmp_p
     out, env = tmp_path / "out", fake_env()
 
     def fcsurvey(*args):
-        return subprocess.run([sys.executable, "-m", "fcsurvey", "survey", "1-20", "--out", out, *args],
-                              env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        return run_cli("survey", "1-20", "--out", out, *args, env=env, cwd=tmp_path, timeout=120)
     unreachable = fcsurvey("--executor", "dask", "--scheduler", "tcp://127.0.0.1:1")
     assert (unreachable.returncode, unreachable.stdout, unreachable.stderr.count("\n")) == (2, "", 1)
     assert unreachable.stderr.startswith("Error: cannot reach the Dask scheduler at tcp://127.0.0.1:1: ")
