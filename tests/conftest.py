@@ -27,6 +27,8 @@ from fcsurvey.rules import PRESETS, Rules
 from fcsurvey.survey import SOLVER_ENV
 
 TESTS = Path(__file__).resolve().parent
+#: The datasets and lists the checkout ships (some tests skip when one is absent).
+RESULTS = TESTS.parent / "results"
 FREECELL = PRESETS["freecell"]
 
 # --- the command line -----------------------------------------------------------------------

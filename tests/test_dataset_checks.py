@@ -22,9 +22,9 @@ from fcsurvey.rules import PRESETS
 from fcsurvey.dealset import parse_deals
 from fcsurvey.survey import SOLVER_ENV, Survey
 
-from conftest import FAKE_SOLVER, cli, fake_env, run_cli
+from conftest import FAKE_SOLVER, RESULTS, cli, fake_env, run_cli
 
-SHIPPED_NO_SOLUTIONS = Path(__file__).parent.parent / "results" / "freecell_1-1000000"
+SHIPPED_NO_SOLUTIONS = RESULTS / "freecell_1-1000000"
 FIRST, SECOND = "deals-0000000001-0000000020.parquet", "deals-0000000021-0000000040.parquet"
 REPAIR = "delete it and rerun the survey, which solves its deals again"
 

@@ -7,7 +7,6 @@ import csv
 import io
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -24,10 +23,10 @@ from fcsurvey.solver import solve
 from fcsurvey.store import Dataset
 from fcsurvey.survey import Survey
 
-from conftest import NEED_FOUR, cli
+from conftest import NEED_FOUR, RESULTS, cli
 
 FREECELL = PRESETS["freecell"]
-SHIPPED = Path(__file__).parent.parent / "results" / "ms-freecell-1-32000"
+SHIPPED = RESULTS / "ms-freecell-1-32000"
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pyarrow.compute as pc
 import pytest
@@ -22,9 +21,9 @@ from fcsurvey.store import Dataset
 from fcsurvey.survey import SOLVER_ENV
 from fcsurvey.task import CRASH_DEAL_ENV
 
-from conftest import DATA_COLUMNS, FAKE_SOLVER, cli
+from conftest import DATA_COLUMNS, FAKE_SOLVER, RESULTS, cli
 
-SHIPPED = Path(__file__).parent.parent / "results" / "freecell_1-32000"
+SHIPPED = RESULTS / "freecell_1-32000"
 
 
 def rows(out):
