@@ -318,8 +318,7 @@ def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path],
         try:
             report = job.run(progress=console_progress(job.todo) if job.todo else None, executor=pool)
         except KeyboardInterrupt:
-            click.echo(f"Stopped after {job.written:,} deals; finished chunks are kept in {job.out}. "
-                       f"Run the same command again to resume.", err=True)
+            click.echo(job.stopped_text(), err=True)
             raise
         click.echo(report.text())
     finally:

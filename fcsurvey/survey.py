@@ -222,6 +222,11 @@ class Survey:
         return (f"Surveying {self.todo:,} deals ({retry}{self.skipped:,} already done) with "
                 f"{where or f'{self.workers} workers'} into {self.out}")
 
+    def stopped_text(self) -> str:
+        """What an interrupted run says: what it kept, and how to go on."""
+        return (f"Stopped after {self.written:,} deals; finished chunks are kept in {self.out}. "
+                f"Run the same command again to resume.")
+
     def _jobs(self) -> Iterator[_Job]:
         """Every task's deals: the error deals first (they may kill workers again, better
         known soon), then the deals not on disk, in chunk order."""
