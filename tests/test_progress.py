@@ -119,8 +119,8 @@ def test_a_chunk_task_reports_each_phase_and_each_deal():
 
 
 def test_one_duration_format():
-    assert [console.duration(s) for s in (7.25, 60, 252, 362, 7380)] == ["7.2s", "1m 00s", "4m 12s", "6m 02s",
-                                                                        "2h 03m"]
+    assert [console.duration(s) for s in (7.25, 59.94, 59.97, 60, 252, 362, 7380)] == [
+        "7.2s", "59.9s", "1m 00s", "1m 00s", "4m 12s", "6m 02s", "2h 03m"]
 
 
 def test_export_shows_a_bar_on_a_terminal_and_keeps_stdout_clean(capsys, tmp_path, monkeypatch):
