@@ -212,7 +212,8 @@ CHECKPOINTED = (1706, 1, 50_000)
 def kill_mid_proof(number, cells, room, saved, phases=("search", "proof")):
     """Solve in another process, saving checkpoints at ``saved``, and kill it well into the
     layered proof."""
-    code = (f"from fcsurvey.solver import solve, Limits; from fcsurvey.rules import preset; "
+    code = ("from fcsurvey.limits import Limits; from fcsurvey.rules import preset; "
+            "from fcsurvey.solver import solve; "
             f"solve({number}, preset('freecell', cells={cells}), Limits(max_states={room}), "
             f"checkpoints={str(saved.parent)!r}, checkpoint_every=0.05, phases={phases!r})")
     proc = subprocess.Popen([sys.executable, "-c", code])
