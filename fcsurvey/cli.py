@@ -6,6 +6,7 @@ code 2 (see :func:`main`); no logic lives here.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -38,6 +39,8 @@ from .verify import CACHE_DIR, check_all, claims_text, select, table_markdown, t
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+#: Why a command's output may not fit where it goes: the disk (or the quota) is full.
+OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 #: Library errors that mean "the user asked for something impossible".
 BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError, NotationError, SolverError, ClaimError,
@@ -538,5 +541,10 @@ def main(argv: Optional[list] = None) -> None:
         sys.exit(EXIT_BAD_INPUT)
     except BAD_INPUT_ERRORS as exc:
         click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    except OSError as exc:
+        if exc.errno not in OUTPUT_FULL:
+            raise
+        click.echo(f"Error: the output could not be written: {exc.strerror}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     sys.exit(code or 0)
