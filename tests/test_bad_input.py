@@ -274,9 +274,8 @@ def test_the_disk_filling_up_mid_survey_is_one_error_line_and_loses_nothing(caps
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full, a device that is always full")
-def test_an_export_onto_a_full_disk_is_one_error_line(capsys, tmp_path):
-    assert cli(capsys, "survey", "1-3", "--out", tmp_path / "d", "--workers", "1")[0] == 0  # real solutions
-    line = error_line(capsys, "export", tmp_path / "d", "--out", "/dev/full")
+def test_an_export_onto_a_full_disk_is_one_error_line(capsys, dataset):
+    line = error_line(capsys, "export", dataset, "--out", "/dev/full")
     assert line == "Error: the output could not be written: No space left on device"
 
 
