@@ -23,8 +23,8 @@ __version__ = "0.1.0"
 _API = {
     "deal": "deals",
     "Rules": "rules", "RulesError": "rules", "PRESETS": "rules", "preset": "rules",
-    "Limits": "limits",
-    "solve": "solver", "solve_board": "solver", "Result": "solver", "SolverError": "solver",
+    "Limits": "limits", "SolverError": "limits",
+    "solve": "solver", "solve_board": "solver", "Result": "solver",
     "validate": "replay",
     "read": "store",
 }
@@ -33,10 +33,10 @@ __all__ = list(_API)
 
 if TYPE_CHECKING:  # what the names are, for type checkers; at run time __getattr__ imports them
     from .deals import deal
-    from .limits import Limits
+    from .limits import Limits, SolverError
     from .replay import validate
     from .rules import PRESETS, Rules, RulesError, preset
-    from .solver import Result, SolverError, solve, solve_board
+    from .solver import Result, solve, solve_board
     from .store import read
 
 

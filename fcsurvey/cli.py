@@ -6,6 +6,7 @@ code 2 (see :func:`main`); no logic lives here.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -24,8 +25,9 @@ from .executors import DaskExecutor, ExecutorError, check_scheduler_address, imp
 from .notation import NotationError, format_board, format_solution, parse_board, parse_solution
 from .replay import validate, walk
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
-from .solver import (DEFAULT_MAX_STATES, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError,
-                     solve_position)
+from .limits import DEFAULT_MAX_STATES, Limits, SolverError
+from .schema import SOLVED, UNKNOWN, UNSOLVABLE
+from .solver import solve_position
 from .known import CLAIMS, TIERS, ClaimError
 from .report import FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError
@@ -37,6 +39,8 @@ from .verify import CACHE_DIR, check_all, claims_text, select, table_markdown, t
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+#: Why a command's output may not fit where it goes: the disk (or the quota) is full.
+OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 #: Library errors that mean "the user asked for something impossible".
 BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError, NotationError, SolverError, ClaimError,
@@ -317,8 +321,7 @@ def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path],
         try:
             report = job.run(progress=console_progress(job.todo) if job.todo else None, executor=pool)
         except KeyboardInterrupt:
-            click.echo(f"Stopped after {job.written:,} deals; finished chunks are kept in {job.out}. "
-                       f"Run the same command again to resume.", err=True)
+            click.echo(job.stopped_text(), err=True)
             raise
         click.echo(report.text())
     finally:
@@ -538,5 +541,10 @@ def main(argv: Optional[list] = None) -> None:
         sys.exit(EXIT_BAD_INPUT)
     except BAD_INPUT_ERRORS as exc:
         click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    except OSError as exc:
+        if exc.errno not in OUTPUT_FULL:
+            raise
+        click.echo(f"Error: the output could not be written: {exc.strerror}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     sys.exit(code or 0)

@@ -35,7 +35,7 @@ class ConsoleError(ValueError):
 
 def duration(seconds: float) -> str:
     """``2h 03m``, ``4m 12s`` or ``7.3s``: the one way fcsurvey prints a duration."""
-    if seconds < 60:
+    if round(seconds, 1) < 60:  # 59.97 s would print as "60.0s"
         return f"{seconds:.1f}s"
     minutes, secs = divmod(int(round(seconds)), 60)
     hours, minutes = divmod(minutes, 60)

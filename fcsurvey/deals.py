@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from .cards import DECK_SIZE, card_text
-# The numbering's range and its one parser live with the deal sets; they are re-exported
-# here because callers of the generator ask it for them.
-from .dealset import MAX_DEAL, MIN_DEAL, DealError, check_deal_number  # noqa: F401
+from .dealset import check_deal_number
 from .rules import PRESETS, Rules
 
 MS_LIMIT = 1 << 31        # numbers below this are Microsoft's own deals

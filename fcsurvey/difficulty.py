@@ -23,9 +23,10 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from .deals import deal as make_deal
 from .replay import validate
+from .limits import Limits
 from .rules import MAX_CELLS, Rules
 from .schema import SOLVED, STATES_LIMIT, TIME_LIMIT, UNKNOWN, UNSOLVABLE
-from .solver import PROOF, SEARCH, Limits, Result, solve as solve_deal
+from .solver import PROOF, SEARCH, Result, solve as solve_deal
 
 #: The effort fraction is log10(positions stored) / EFFORT_DIGITS.  The C core counts
 #: positions in 32 bits (fewer than 10^9.7), so the fraction stays below one.

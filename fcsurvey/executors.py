@@ -87,8 +87,6 @@ def run_task(task: Any, report: Callable[[Event], None]) -> Any:
     return task.run(report)
 
 
-
-
 class SharedLogHandler(MultiProcessingHandler):
     """multiprocessing-logging's handler, with a queue that spawned workers can share.
 

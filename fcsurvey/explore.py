@@ -19,7 +19,7 @@ from .known import FREECELL, FULL, QUICK, STANDARD
 from .limits import Limits
 from .notation import format_solution, parse_solution
 from .replay import validate
-from .schema import SOLVED, UNSOLVABLE
+from .schema import SOLVED, UNSOLVABLE, no_proof_reason
 from .survey import Survey, default_out
 from .verify import CACHE_DIR, ProgressFactory, Say
 
@@ -78,9 +78,8 @@ def explore_foundation_return(deals: Sequence[int], *, cache: Path = CACHE_DIR,
             explored.append(Explored(number, SOLVED, row["states"], row["solution"],
                                      f"solution replayed by the rules engine: {check.verdict()}", check.ok))
         else:
-            why = row["limit"] and f"{row['limit']} limit" or row["error"]
             explored.append(Explored(number, row["status"], row["states"] or 0, None,
-                                     f"no proof ({why})", False))
+                                     f"no proof ({no_proof_reason(row)})", False))
     return explored
 
 

@@ -106,6 +106,12 @@ def difficulty_columns(found: "MinCells") -> Row:
             "difficulty": found.difficulty, "difficulty_ms": found.search_s * 1000.0}
 
 
+def no_proof_reason(row: Mapping[str, Any]) -> str:
+    """Why the row of an ``unknown`` or ``error`` deal holds no proof: the limit that stopped
+    its search, or its error."""
+    return f"{row['limit']} limit" if row.get("limit") else row.get("error") or "no reason given"
+
+
 def column_values(rows: Sequence[Mapping[str, Any]], rules: "Rules", names: Sequence[str]) -> Dict[str, List[Any]]:
     """The values of each column ``names`` over ``rows``: the rule columns from ``rules``,
     the rest from the rows (null where a row has no value, as an error row has none)."""

@@ -20,13 +20,11 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 from ._core import _fccore
 from .deals import Deal, deal as make_deal
 from .engine import Position
-from .limits import DEFAULT_MAX_STATES, MAX_STATES, Limits, LimitsError, SolverError  # noqa: F401 (re-exported)
+from .limits import Limits, SolverError
 from .notation import parse_board
 from .replay import validate
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules
-# The status words and limit names live in schema.py; they are named here too, as callers
-# of the solver have long imported them from it.
-from .schema import SOLVED, STATES_LIMIT, TIME_LIMIT, UNKNOWN, UNSOLVABLE  # noqa: F401
+from .schema import SOLVED
 
 #: A layered proof given a checkpoint directory saves its progress at most this often, so
 #: an interrupted one loses about ten minutes (more only where a save takes over 30 s: the C

@@ -30,7 +30,8 @@ from .dealset import DealSet
 from .executors import Executor, LocalPool, TaskFailed
 from .rules import PRESETS, Rules
 from .schema import ERROR, Row, failed_row
-from .solver import CHECKPOINT_EVERY_S, DEFAULT_MAX_STATES, Limits, core_build
+from .limits import DEFAULT_MAX_STATES, Limits
+from .solver import CHECKPOINT_EVERY_S, core_build
 from .store import PROOFS, Dataset
 from .task import ChunkSink, ChunkTask, ChunkWritten, DealFinished, PhaseStarted, load_solver
 
@@ -220,6 +221,11 @@ class Survey:
         retry = f"{self.retried:,} error deals solved again, " if self.retried else ""
         return (f"Surveying {self.todo:,} deals ({retry}{self.skipped:,} already done) with "
                 f"{where or f'{self.workers} workers'} into {self.out}")
+
+    def stopped_text(self) -> str:
+        """What an interrupted run says: what it kept, and how to go on."""
+        return (f"Stopped after {self.written:,} deals; finished chunks are kept in {self.out}. "
+                f"Run the same command again to resume.")
 
     def _jobs(self) -> Iterator[_Job]:
         """Every task's deals: the error deals first (they may kill workers again, better

@@ -27,9 +27,10 @@ from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from .difficulty import Solve, decide, min_cells
 from .executors import ExecutorError
+from .limits import Limits
 from .rules import Rules
 from .schema import Row, difficulty_columns, failed_row, result_row
-from .solver import CHECKPOINT_EVERY_S, PHASES, PROOF, SEARCH, Limits, Result, core_build
+from .solver import CHECKPOINT_EVERY_S, PHASES, PROOF, SEARCH, Result, core_build
 
 #: Test hook: a worker that reaches this deal kills itself with SIGKILL, as a segfault or
 #: the OOM killer would, so tests can check that a survey survives a dying worker.

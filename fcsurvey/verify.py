@@ -29,7 +29,7 @@ from .known import (FREECELL, QUICK, TIERS, Claim, ClaimError, Count, ExactDeals
                     WinRate, percent)
 from .limits import Limits
 from .rules import Rules
-from .schema import SOLVED, UNSOLVABLE
+from .schema import SOLVED, UNSOLVABLE, no_proof_reason
 from .summary import builds, made_by_text
 from .survey import DEFAULT_CHUNK_SIZE, RESULTS_DIR, Survey, default_out, default_workers
 
@@ -312,8 +312,7 @@ def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[fl
         problems.append(f"missing from the dataset ({len(missing):,} deals): {shown}")
     undecided = _undecided(rows)
     for row in undecided.slice(0, NAMED).to_pylist():
-        why = row["limit"] and f"{row['limit']} limit" or row["error"] or "no reason given"
-        problems.append(f"deal {row['deal']} is {row['status']} ({why}), not proved either way")
+        problems.append(f"deal {row['deal']} is {row['status']} ({no_proof_reason(row)}), not proved either way")
     if len(undecided) > NAMED:
         problems.append(f"... and {len(undecided) - NAMED:,} more deals without a proof")
     e = claim.expected

@@ -21,7 +21,8 @@ import sys
 import time
 from typing import Callable, List, Optional
 
-from fcsurvey.deals import MAX_DEAL, shuffled_deck
+from fcsurvey.deals import shuffled_deck
+from fcsurvey.dealset import MAX_DEAL
 from fcsurvey._core import _fccore
 
 TARGET_C_RATE = 1_000_000

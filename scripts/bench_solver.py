@@ -25,7 +25,8 @@ import sys
 import time
 
 from fcsurvey.rules import PRESETS
-from fcsurvey.solver import SOLVED, UNSOLVABLE, solve
+from fcsurvey.schema import SOLVED, UNSOLVABLE
+from fcsurvey.solver import solve
 
 FC_SOLVE_RANGE = "freecell-solver-range-parallel-solve"
 TARGET_RATIO = 1.0

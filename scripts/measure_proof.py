@@ -35,7 +35,7 @@ import time
 from typing import Optional
 from pathlib import Path
 
-from fcsurvey.deals import MAX_DEAL
+from fcsurvey.dealset import MAX_DEAL
 from fcsurvey.rules import MAX_CELLS
 
 CORE = Path(__file__).resolve().parent.parent / "fcsurvey" / "_core"

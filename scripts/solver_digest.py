@@ -28,8 +28,9 @@ from typing import Iterator, List, Optional, Tuple
 
 from fcsurvey.deals import deal
 from fcsurvey.engine import Position
+from fcsurvey.limits import Limits
 from fcsurvey.rules import PRESETS, Rules, preset
-from fcsurvey.solver import Limits, checkpoint_path, solve
+from fcsurvey.solver import checkpoint_path, solve
 
 #: (deal, rules, room): None is the default limits.
 Case = Tuple[int, Rules, Optional[int]]
@@ -72,7 +73,8 @@ def resumed_case() -> str:
     rules, limits = preset("freecell", cells=PROOF_CELLS), Limits(max_states=SLICED_ROOM)
     with tempfile.TemporaryDirectory() as tmp:
         saved = checkpoint_path(Path(tmp), Position.from_deal(deal(PROOF_DEAL, rules)), rules)
-        code = (f"from fcsurvey.solver import solve, Limits; from fcsurvey.rules import preset; "
+        code = ("from fcsurvey.limits import Limits; from fcsurvey.rules import preset; "
+                "from fcsurvey.solver import solve; "
                 f"solve({PROOF_DEAL}, preset('freecell', cells={PROOF_CELLS}), "
                 f"Limits(max_states={SLICED_ROOM}), checkpoints={tmp!r}, checkpoint_every=0.05)")
         proc = subprocess.Popen([sys.executable, "-c", code])

@@ -25,8 +25,11 @@ from fcsurvey.cli import main
 from fcsurvey.engine import Position
 from fcsurvey.rules import PRESETS, Rules
 from fcsurvey.solver import COUNTED_PHASES
+from fcsurvey.survey import SOLVER_ENV
 
 TESTS = Path(__file__).resolve().parent
+#: The datasets and lists the checkout ships (some tests skip when one is absent).
+RESULTS = TESTS.parent / "results"
 FREECELL = PRESETS["freecell"]
 
 # --- the command line -----------------------------------------------------------------------
@@ -43,16 +46,17 @@ def cli(capsys: pytest.CaptureFixture, *args: Any) -> Tuple[int, str, str]:
     return stop.value.code, out, err
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
+def run_cli(*args: Any, env: Optional[Dict[str, str]] = None, cwd: Optional[Path] = None,
+            timeout: float = 60) -> subprocess.CompletedProcess:
     """Run ``python -m fcsurvey`` as its own process, as a user would, and wait for it."""
-    return subprocess.run([sys.executable, "-m", "fcsurvey", *args],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "fcsurvey", *map(str, args)], env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def fake_env(delay: float = 0.0) -> Dict[str, str]:
     """Environment for a CLI process solving with fake_solver (FAKE_SOLVER_DELAY s a deal)."""
     path = os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))
-    return {**os.environ, "PYTHONPATH": path, "FCSURVEY_TEST_SOLVER": FAKE_SOLVER,
+    return {**os.environ, "PYTHONPATH": path, SOLVER_ENV: FAKE_SOLVER,
             "FAKE_SOLVER_DELAY": str(delay)}
 
 

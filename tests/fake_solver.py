@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import time
 
-from fcsurvey.solver import SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result
+from fcsurvey.limits import Limits
+from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
+from fcsurvey.solver import Result
 
 UNSOLVABLE_DEALS = {11982, 146692}
 UNKNOWN_EVERY = 97   # deals divisible by this end as unknown (states limit)

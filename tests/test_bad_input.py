@@ -12,8 +12,6 @@ from __future__ import annotations
 import errno
 import os
 import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import List
 
@@ -24,18 +22,17 @@ from fcsurvey.deals import deal
 from fcsurvey.dealset import DealError, DealSet, check_deal_number, parse_deals, read_deals_file
 from fcsurvey.engine import Position
 from fcsurvey.executors import ExecutorError, check_scheduler_address
+from fcsurvey.limits import MAX_STATES
 from fcsurvey.notation import format_board
 from fcsurvey.report import MAX_WHERE_COMPARISONS, MAX_WHERE_DEPTH, ReportError, parse_where
 from fcsurvey.rules import PRESETS
-from fcsurvey.solver import MAX_STATES, solve
-from fcsurvey.survey import Survey
+from fcsurvey.solver import solve
+from fcsurvey.survey import SOLVER_ENV, Survey
 
-from conftest import cli
+from conftest import FAKE_SOLVER, cli, run_cli
 
 TESTS = Path(__file__).parent
 BOM = "\ufeff"
-
-
 
 
 def the_error(code: int, out: str, err: str) -> str:
@@ -54,14 +51,13 @@ def error_line(capsys: pytest.CaptureFixture, *args: object) -> str:
 
 def run(*args: object) -> subprocess.CompletedProcess:
     """``python -m fcsurvey`` as its own process, away from the checkout."""
-    return subprocess.run([sys.executable, "-m", "fcsurvey", *map(str, args)], capture_output=True,
-                          text=True, timeout=120, cwd=TESTS.parent.parent)
+    return run_cli(*args, cwd=TESTS.parent.parent, timeout=120)
 
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> None:
     """Surveys solve with tests/fake_solver.py (instant verdicts)."""
-    monkeypatch.setenv("FCSURVEY_TEST_SOLVER", "fake_solver:solve")
+    monkeypatch.setenv(SOLVER_ENV, FAKE_SOLVER)
 
 
 def surveyed(path: Path) -> List[int]:
@@ -227,10 +223,10 @@ def test_a_path_that_is_not_utf8_is_refused_before_pyarrow_meets_it(capsys, tmp_
     assert os.listdir(path) == []
 
 
-def test_verify_report_into_a_missing_directory_fails_before_any_claim_runs():
-    started = time.monotonic()
-    result = run("verify", "--report", "/nonexistent/dir/r.md")  # the quick tier would take minutes
-    assert time.monotonic() - started < 60
+def test_verify_report_into_a_missing_directory_fails_before_any_claim_runs(tmp_path):
+    # The quick tier would survey its claims into results/verify, taking minutes.
+    result = run_cli("verify", "--report", "/nonexistent/dir/r.md", cwd=tmp_path, timeout=120)
+    assert not (tmp_path / "results").exists(), "a claim ran before the report path was checked"
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == ("Error: Invalid value for '--report': '/nonexistent/dir/r.md': there is no "
                              "directory '/nonexistent/dir'\n")
@@ -275,6 +271,12 @@ def test_the_disk_filling_up_mid_survey_is_one_error_line_and_loses_nothing(caps
     code, _, err = cli(capsys, "survey", "1-20", "--chunk-size", "5", "--workers", "1", "--out", out)
     assert code == 0, err
     assert surveyed(out) == list(range(1, 21))
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full, a device that is always full")
+def test_an_export_onto_a_full_disk_is_one_error_line(capsys, dataset):
+    line = error_line(capsys, "export", dataset, "--out", "/dev/full")
+    assert line == "Error: the output could not be written: No space left on device"
 
 
 # --- --where -------------------------------------------------------------------------------------

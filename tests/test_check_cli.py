@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from click.testing import CliRunner
 
 from fcsurvey.cli import cli, main
 
-from conftest import SOLUTIONS
+from conftest import SOLUTIONS, run_cli
 
 SOLUTION_164 = SOLUTIONS["freecell", 164]
 
@@ -96,9 +93,7 @@ def test_help_has_an_example():
 def test_through_python_m(tmp_path):
     path = tmp_path / "164.sol"
     path.write_text(SOLUTION_164)
-    ok = subprocess.run([sys.executable, "-m", "fcsurvey", "check", "164", "--solution-file", str(path)],
-                        capture_output=True, text=True, timeout=60)
+    ok = run_cli("check", "164", "--solution-file", path)
     assert (ok.returncode, ok.stdout, ok.stderr) == (0, "valid: 100 moves\n", "")
-    bad = subprocess.run([sys.executable, "-m", "fcsurvey", "check", "164", "12"],
-                         capture_output=True, text=True, timeout=60)
+    bad = run_cli("check", "164", "12")
     assert (bad.returncode, bad.stdout) == (1, "invalid: move 1 (12): 6S does not build on 6H\n")

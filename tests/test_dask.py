@@ -24,7 +24,7 @@ import fake_solver
 from fcsurvey import store
 from fcsurvey.dealset import parse_deals
 from fcsurvey.executors import DASK_HINT
-from fcsurvey.solver import Limits
+from fcsurvey.limits import Limits
 from fcsurvey.survey import Survey
 from fcsurvey.task import CRASH_DEAL_ENV
 

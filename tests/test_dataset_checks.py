@@ -8,7 +8,6 @@ scheduler leaves nothing behind.  Every case runs the real entry point (``fcsurv
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -23,14 +22,11 @@ from fcsurvey.rules import PRESETS
 from fcsurvey.dealset import parse_deals
 from fcsurvey.survey import SOLVER_ENV, Survey
 
-from conftest import cli
+from conftest import FAKE_SOLVER, RESULTS, cli, fake_env, run_cli
 
-FAKE = "fake_solver:solve"
-SHIPPED_NO_SOLUTIONS = Path(__file__).parent.parent / "results" / "freecell_1-1000000"
+SHIPPED_NO_SOLUTIONS = RESULTS / "freecell_1-1000000"
 FIRST, SECOND = "deals-0000000001-0000000020.parquet", "deals-0000000021-0000000040.parquet"
 REPAIR = "delete it and rerun the survey, which solves its deals again"
-
-
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +157,7 @@ def test_the_repair_the_error_names_works(capsys, made, four):
 
 @pytest.fixture
 def fake(monkeypatch):
-    monkeypatch.setenv(SOLVER_ENV, FAKE)
+    monkeypatch.setenv(SOLVER_ENV, FAKE_SOLVER)
 
 
 @pytest.mark.parametrize("first, then", [((), ("--no-solutions",)), (("--no-solutions",), ())])
@@ -206,13 +202,10 @@ def test_chunks_record_solutions_and_difficulty(tmp_path, fake):
 def test_a_dask_survey_that_never_reached_its_scheduler_leaves_no_manifest(tmp_path):
     """As real processes: the first one's lock on the directory goes when it exits."""
     pytest.importorskip("distributed")
-    out, tests = tmp_path / "out", str(Path(__file__).parent)
-    env = {**os.environ, SOLVER_ENV: FAKE,
-           "PYTHONPATH": os.pathsep.join(filter(None, [tests, os.environ.get("PYTHONPATH")]))}
+    out, env = tmp_path / "out", fake_env()
 
     def fcsurvey(*args):
-        return subprocess.run([sys.executable, "-m", "fcsurvey", "survey", "1-20", "--out", out, *args],
-                              env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        return run_cli("survey", "1-20", "--out", out, *args, env=env, cwd=tmp_path, timeout=120)
     unreachable = fcsurvey("--executor", "dask", "--scheduler", "tcp://127.0.0.1:1")
     assert (unreachable.returncode, unreachable.stdout, unreachable.stderr.count("\n")) == (2, "", 1)
     assert unreachable.stderr.startswith("Error: cannot reach the Dask scheduler at tcp://127.0.0.1:1: ")

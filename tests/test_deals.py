@@ -16,6 +16,7 @@ from pysol_cards.random_base import RandomBase
 from fcsurvey import deals
 from fcsurvey._core import _fccore
 from fcsurvey.cards import DECK_SIZE, card_text
+from fcsurvey.dealset import DealError
 from fcsurvey.rules import PRESETS, Rules
 
 from conftest import DEAL_11982_COLUMNS
@@ -188,7 +189,7 @@ def test_deal_range_checksum_rejects_out_of_range(start: int, count: int) -> Non
     (1.5, "must be an integer, got 1.5"),
 ])
 def test_bad_deal_numbers_raise_deal_error(number: object, words: str, reference: bool) -> None:
-    with pytest.raises(deals.DealError) as info:
+    with pytest.raises(DealError) as info:
         deals.deal(number, reference=reference)
     message = str(info.value)
     assert message.startswith("deal number must be"), message
@@ -198,7 +199,7 @@ def test_bad_deal_numbers_raise_deal_error(number: object, words: str, reference
 
 @pytest.mark.parametrize("number", [0, -5, MAX_DEAL + 1, "abc", True, 1.5])
 def test_reference_shuffle_rejects_bad_numbers(number: object) -> None:
-    with pytest.raises(deals.DealError):
+    with pytest.raises(DealError):
         deals.shuffled_deck(number)  # type: ignore[arg-type]
 
 

@@ -13,9 +13,11 @@ from fcsurvey.cli import main
 from fcsurvey.deals import deal as make_deal
 from fcsurvey.dealset import parse_deals
 from fcsurvey.difficulty import EFFORT_DIGITS, decide, fewest_cells_allowed, min_cells, narrower_rules, score
+from fcsurvey.limits import Limits
 from fcsurvey.replay import validate
 from fcsurvey.rules import MAX_CELLS, PRESETS, preset
-from fcsurvey.solver import PHASES, PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result, solve
+from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
+from fcsurvey.solver import PHASES, PROOF, SEARCH, Result, solve
 from fcsurvey.store import MANIFEST, StoreError
 from fcsurvey.summary import summarize, summary_text
 from fcsurvey.survey import Survey, default_out

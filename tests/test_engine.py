@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fcsurvey.cards import DECK_SIZE, KING, card_text, make_card, parse_card
-from fcsurvey.deals import MAX_DEAL, deal
+from fcsurvey.deals import deal
+from fcsurvey.dealset import MAX_DEAL
 from fcsurvey.engine import (CELL, COLUMN, FOUNDATION, IllegalMove, Location, Move, Position, apply,
                              autoplay, can_build, is_safe_autoplay, legal_moves, movable_run, sequence_capacity)
 from fcsurvey.notation import format_solution, move_to_token, parse_solution, token_to_move

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fcsurvey.cards import parse_card
-from fcsurvey.deals import MAX_DEAL, deal
+from fcsurvey.deals import deal
+from fcsurvey.dealset import MAX_DEAL
 from fcsurvey.engine import CELL, COLUMN, Move, Position, apply, legal_moves, movable_run, sequence_capacity
 from fcsurvey.notation import CELL_CHARS, COLUMN_CHARS, move_to_token, parse_solution
 from fcsurvey.replay import ReplayResult, _fast_replay, _readable_replay, replay, validate

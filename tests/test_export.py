@@ -7,26 +7,26 @@ import csv
 import io
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
 from fcsurvey import store
 from fcsurvey.deals import deal as make_deal
-from fcsurvey.dealset import parse_deals
+from fcsurvey.dealset import DealSet, parse_deals
 from fcsurvey.known import UNSOLVABLE_3_CELLS
+from fcsurvey.limits import Limits
 from fcsurvey.notation import parse_solution
 from fcsurvey.replay import validate
 from fcsurvey.report import MATPLOTLIB_HINT, REPORT_PAGE, ReportError, export, parse_where
 from fcsurvey.rules import PRESETS, Rules
-from fcsurvey.store import Dataset, DealSet
-from fcsurvey.solver import Limits, solve
+from fcsurvey.solver import solve
+from fcsurvey.store import Dataset
 from fcsurvey.survey import Survey
 
-from conftest import NEED_FOUR, cli
+from conftest import NEED_FOUR, RESULTS, cli
 
 FREECELL = PRESETS["freecell"]
-SHIPPED = Path(__file__).parent.parent / "results" / "ms-freecell-1-32000"
+SHIPPED = RESULTS / "ms-freecell-1-32000"
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,9 @@ from fcsurvey.report import EQUALITY, FIELDS, KEYWORDS, ORDERING
 from fcsurvey.rules import PRESETS
 from fcsurvey.solver import solve
 from fcsurvey.store import read
-from fcsurvey.survey import Survey
+from fcsurvey.survey import SOLVER_ENV, Survey
+
+from conftest import FAKE_SOLVER
 
 FUZZ = settings(max_examples=60, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -97,7 +99,7 @@ def parsed_or_none(parse: Callable[..., DealSet], *args: object) -> Optional[Dea
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Surveys solve with the fake solver, in a scratch working directory."""
-    monkeypatch.setenv("FCSURVEY_TEST_SOLVER", "fake_solver:solve")
+    monkeypatch.setenv(SOLVER_ENV, FAKE_SOLVER)
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -182,6 +182,12 @@ def test_importing_the_package_loads_nothing_else():
     assert probe("fcsurvey") == {"loaded": ["fcsurvey"], "heavy": {}}
 
 
+def test_the_limits_and_their_error_come_from_the_package_without_the_c_core():
+    # A caller that only sets limits or catches SolverError pays for neither the core nor pyarrow.
+    assert probe("fcsurvey; fcsurvey.Limits, fcsurvey.SolverError") == {
+        "loaded": ["fcsurvey", "fcsurvey.limits"], "heavy": {}}
+
+
 @pytest.mark.parametrize("name, module", [
     ("solve", "fcsurvey.solver"), ("solve_board", "fcsurvey.solver"), ("Result", "fcsurvey.solver"),
     ("SolverError", "fcsurvey.limits"), ("Rules", "fcsurvey.rules"), ("RulesError", "fcsurvey.rules"),

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from fcsurvey import known
+from fcsurvey.dealset import DealSet
 from fcsurvey.known import (CLAIMS, IMPOSSIBLE_4_CELLS, IMPOSSIBLE_5_CELLS, LISTS, SOLVABLE_0_CELLS, TIERS,
                             UNSOLVABLE_3_CELLS, ClaimError, Count, ExactDeals, MinCellsCounts, WinRate)
 from fcsurvey.rules import PRESETS
-from fcsurvey.solver import SOLVED, UNSOLVABLE
-from fcsurvey.store import DealSet
+from fcsurvey.schema import SOLVED, UNSOLVABLE
 
 from conftest import THE_EIGHT
 

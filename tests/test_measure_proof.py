@@ -6,8 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from fcsurvey.limits import Limits
 from fcsurvey.rules import preset
-from fcsurvey.solver import Limits, solve
+from fcsurvey.solver import solve
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "measure_proof.py"
 

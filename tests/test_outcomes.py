@@ -13,19 +13,17 @@ import pytest
 
 from fcsurvey import store, summary
 from fcsurvey.cli import EXIT_ERROR_DEALS
+from fcsurvey.dealset import DealSet
+from fcsurvey.limits import Limits
 from fcsurvey.rules import PRESETS
-from fcsurvey.solver import Limits, core_build
-from fcsurvey.store import Dataset, DealSet
+from fcsurvey.solver import core_build
+from fcsurvey.store import Dataset
 from fcsurvey.survey import SOLVER_ENV
 from fcsurvey.task import CRASH_DEAL_ENV
 
-from conftest import cli
+from conftest import DATA_COLUMNS, FAKE_SOLVER, RESULTS, cli
 
-FAKE = "fake_solver:solve"   # tests/fake_solver.py: raises on 4242, unknown on multiples of 97
-SHIPPED = store.Path(__file__).parent.parent / "results" / "freecell_1-32000"
-TIMINGLESS = [c for c in store.SCHEMA.names if c != "elapsed_ms"]
-
-
+SHIPPED = RESULTS / "freecell_1-32000"
 
 
 def rows(out):
@@ -41,7 +39,7 @@ def test_error_is_exit_1_and_the_same_command_retries_it_in_place(capsys, tmp_pa
     assert "1 of them got no verdict (error): run the same command again to retry them." in out
     assert rows(tmp_path)[57]["error"] == "worker process killed by SIGKILL"
     files = store.chunk_files(tmp_path)
-    before = store.read(tmp_path).select(TIMINGLESS).filter(pc.not_equal(store.read(tmp_path)["deal"], 57))
+    before = store.read(tmp_path).select(DATA_COLUMNS).filter(pc.not_equal(store.read(tmp_path)["deal"], 57))
 
     monkeypatch.delenv(CRASH_DEAL_ENV)
     code, out, err = cli(capsys, *survey)
@@ -52,13 +50,13 @@ def test_error_is_exit_1_and_the_same_command_retries_it_in_place(capsys, tmp_pa
     assert table["deal"].to_pylist() == list(range(50, 66))  # exactly one row a deal
     assert rows(tmp_path)[57]["status"] == "solved" and rows(tmp_path)[57]["error"] is None
     assert store.chunk_files(tmp_path) == files and store.temp_files(tmp_path) == []
-    assert table.select(TIMINGLESS).filter(pc.not_equal(table["deal"], 57)).equals(before)
+    assert table.select(DATA_COLUMNS).filter(pc.not_equal(table["deal"], 57)).equals(before)
 
     assert cli(capsys, *survey)[:2] == (0, f"Nothing to do: all 16 deals are already in {tmp_path}.\n")
 
 
 def test_a_deal_that_errors_again_stays_one_error_row(capsys, tmp_path, monkeypatch):
-    monkeypatch.setenv(SOLVER_ENV, FAKE)
+    monkeypatch.setenv(SOLVER_ENV, FAKE_SOLVER)
     survey = ["survey", "4238-4246", "--out", tmp_path, "--workers", "1"]
     for _ in range(2):  # the rerun solves 4242 again, and it raises again
         code, out, err = cli(capsys, *survey)
@@ -69,7 +67,7 @@ def test_a_deal_that_errors_again_stays_one_error_row(capsys, tmp_path, monkeypa
 
 
 def test_only_requested_error_deals_are_retried(capsys, tmp_path, monkeypatch):
-    monkeypatch.setenv(SOLVER_ENV, FAKE)
+    monkeypatch.setenv(SOLVER_ENV, FAKE_SOLVER)
     assert cli(capsys, "survey", "4240-4245", "--out", tmp_path, "--workers", "1")[0] == 1
     code, out, err = cli(capsys, "survey", "4243-4250", "--out", tmp_path, "--workers", "1")
     assert code == 0 and "Surveying 5 deals (3 already done)" in err  # 4242 was not asked for
@@ -77,7 +75,7 @@ def test_only_requested_error_deals_are_retried(capsys, tmp_path, monkeypatch):
 
 
 def test_unknown_is_a_normal_outcome_and_summary_counts_unknown_and_error(capsys, tmp_path, monkeypatch):
-    monkeypatch.setenv(SOLVER_ENV, FAKE)
+    monkeypatch.setenv(SOLVER_ENV, FAKE_SOLVER)
     survey = ["survey", "4171-4250", "--out", tmp_path, "--workers", "2"]  # 4171 = 43 * 97
     assert cli(capsys, *survey)[0] == 1
     code, out, _ = cli(capsys, "summary", tmp_path)

@@ -18,8 +18,10 @@ from pathlib import Path
 import pytest
 
 from fcsurvey import console, survey
+from fcsurvey.limits import Limits
 from fcsurvey.rules import PRESETS
-from fcsurvey.solver import PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, Result
+from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
+from fcsurvey.solver import PROOF, SEARCH, Result
 from fcsurvey.survey import SOLVER_ENV
 from fcsurvey.task import ChunkTask, DealFinished, PhaseStarted, phase_name, solve_chunk
 
@@ -28,8 +30,6 @@ from conftest import cli
 SLOW_DEAL = 5
 SLOW_S = 2.5     # how long the stand-in solvers spend on SLOW_DEAL
 NAMED_AFTER_S = 0.3
-
-
 
 
 def solved(deal: int, states: int = 100) -> Result:
@@ -119,8 +119,8 @@ def test_a_chunk_task_reports_each_phase_and_each_deal():
 
 
 def test_one_duration_format():
-    assert [console.duration(s) for s in (7.25, 60, 252, 362, 7380)] == ["7.2s", "1m 00s", "4m 12s", "6m 02s",
-                                                                        "2h 03m"]
+    assert [console.duration(s) for s in (7.25, 59.94, 59.97, 60, 252, 362, 7380)] == [
+        "7.2s", "59.9s", "1m 00s", "1m 00s", "4m 12s", "6m 02s", "2h 03m"]
 
 
 def test_export_shows_a_bar_on_a_terminal_and_keeps_stdout_clean(capsys, tmp_path, monkeypatch):

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from fcsurvey.rules import MAX_CELLS, PRESETS, VARIANTS, Rules, RulesError, preset
 
-from conftest import FREECELL, cli
+from conftest import FREECELL, RESULTS, cli
 
-RESULTS = Path(__file__).resolve().parent.parent / "results"
 MANIFESTS = sorted(RESULTS.glob("*/_fcsurvey.json"))
 EXPORTS = sorted(RESULTS.glob("lists/*.json"))
 

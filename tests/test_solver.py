@@ -18,11 +18,13 @@ from fcsurvey._core import _fccore
 from fcsurvey.cards import KING, parse_card, rank
 from fcsurvey.deals import deal
 from fcsurvey.engine import CELL, COLUMN, Position, legal_moves
+from fcsurvey.limits import Limits
 from fcsurvey.notation import format_board
 from fcsurvey.replay import validate, walk
 from fcsurvey.rules import PRESETS, preset
-from fcsurvey.solver import (PROOF, SEARCH, SOLVED, UNKNOWN, UNSOLVABLE, Limits, SolverError, checkpoint_path,
-                             core_rules, solve, solve_board, solve_position)
+from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
+from fcsurvey.solver import (PROOF, SEARCH, SolverError, checkpoint_path, core_rules, solve, solve_board,
+                             solve_position)
 
 from conftest import (NEED_FOUR, NEED_NONE, SEARCH_PHASES, THE_EIGHT, golden_expanded, golden_phases, golden_states,
                       phase_states)
@@ -210,7 +212,8 @@ CHECKPOINTED = (1706, 1, 50_000)
 def kill_mid_proof(number, cells, room, saved, phases=("search", "proof")):
     """Solve in another process, saving checkpoints at ``saved``, and kill it well into the
     layered proof."""
-    code = (f"from fcsurvey.solver import solve, Limits; from fcsurvey.rules import preset; "
+    code = ("from fcsurvey.limits import Limits; from fcsurvey.rules import preset; "
+            "from fcsurvey.solver import solve; "
             f"solve({number}, preset('freecell', cells={cells}), Limits(max_states={room}), "
             f"checkpoints={str(saved.parent)!r}, checkpoint_every=0.05, phases={phases!r})")
     proc = subprocess.Popen([sys.executable, "-c", code])

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, strategies as st
 
 from fcsurvey import store
+from fcsurvey.dealset import DealSet
+from fcsurvey.limits import Limits
 from fcsurvey.rules import PRESETS, preset
-from fcsurvey.solver import Limits
-from fcsurvey.store import MANIFEST, PROOFS, Dataset, DealSet, StoreError
+from fcsurvey.store import MANIFEST, PROOFS, Dataset, StoreError
 
 FREECELL = PRESETS["freecell"]
 

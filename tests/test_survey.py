@@ -12,10 +12,10 @@ import pyarrow.compute as pc
 import pytest
 
 from fcsurvey import store
-from fcsurvey.executors import LocalPool
-from fcsurvey.rules import PRESETS, preset
-from fcsurvey.solver import Limits
 from fcsurvey.dealset import DealError, DealSet, parse_deals, read_deals_file, requested_deals
+from fcsurvey.executors import LocalPool
+from fcsurvey.limits import Limits
+from fcsurvey.rules import PRESETS, preset
 from fcsurvey.store import StoreError
 from fcsurvey.summary import summarize, summary_text
 from fcsurvey.survey import Survey, SurveyError, default_out, plan_chunks

@@ -153,7 +153,7 @@ def test_a_killed_survey_goes_on_with_a_long_proof_where_it_was(tmp_path):
     out = tmp_path / "out"
     proofs = out / store.PROOFS
     code = ("from fcsurvey.survey import Survey; from fcsurvey.store import DealSet; "
-            "from fcsurvey.rules import preset; from fcsurvey.solver import Limits; "
+            "from fcsurvey.rules import preset; from fcsurvey.limits import Limits; "
             f"Survey(DealSet([(1706, 1706)]), {str(out)!r}, rules=preset('freecell', cells=1), "
             "limits=Limits(max_states=50000), workers=1, checkpoint_every=0.05).run()")
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stderr=subprocess.PIPE, text=True)

@@ -10,10 +10,12 @@ import re
 import pytest
 
 from fcsurvey import explore, known, verify
+from fcsurvey.dealset import DealSet
 from fcsurvey.known import ClaimError
+from fcsurvey.limits import Limits
 from fcsurvey.rules import PRESETS, preset
-from fcsurvey.solver import SOLVED, UNKNOWN, UNSOLVABLE, Limits
-from fcsurvey.store import Dataset, DealSet
+from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
+from fcsurvey.store import Dataset
 from fcsurvey.survey import SOLVER_ENV
 
 from conftest import FAKE_SOLVER, cli
