@@ -48,6 +48,8 @@ def parse_card(text: str) -> int:
 
     Raises ValueError naming the text when it is not a card.
     """
+    if not text.isascii():  # str.upper() turns some letters into ASCII ones: "ſ" is "S"
+        raise ValueError(f"not a card: {text!r}")
     t = text.strip().upper()
     if t.startswith("10"):
         t = "T" + t[2:]

@@ -46,7 +46,8 @@ _PLACE = f"[{COLUMN_CHARS}{CELL_CHARS}]"
 #: A column or cell move: source, destination (or home), and the hex count if written.
 MOVE_TOKEN = re.compile(f"({_PLACE})({_PLACE}|{HOME_CHAR})(?:{COUNT_MARK}([0-9a-f]+))?")
 _RETURN_TOKEN = re.compile(f"{HOME_CHAR}([{SUITS.lower()}])({_PLACE})")
-_FOUNDATION_ENTRY = re.compile(r"([CDHS])-(0|10|[A2-9TJQK])", re.IGNORECASE)
+#: ASCII only: under Unicode case folding "ſ" would match "s" and the Kelvin sign "k".
+_FOUNDATION_ENTRY = re.compile(r"([CDHS])-(0|10|[A2-9TJQK])", re.IGNORECASE | re.ASCII)
 
 
 class NotationError(ValueError):

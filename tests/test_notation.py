@@ -99,6 +99,15 @@ def test_foundation_entries(entry, home):
     assert parse_board(text, FREECELL).foundations == (0, 0, home, 0)
 
 
+@pytest.mark.parametrize("old, new", [("2S", "2\u017f"),  # a long s, which str.upper() makes "S"
+                                      ("KD", "\u212aD"),  # the Kelvin sign, "K" under case folding
+                                      ("S-A", "\u017f-A")])
+def test_letters_that_fold_to_ascii_are_not_cards(old, new):
+    # Python folds these to ASCII letters; a board naming them must be refused, not read.
+    with pytest.raises(NotationError):
+        parse_board(text_with({old: new}), FREECELL)
+
+
 @pytest.mark.parametrize("changes, message", [
     ({"8H 7H\n": "8H\n"}, "51 cards on the board; 7H is missing"),
     ({": 7C 6C 5C": ": 7C 6C 5C 7H"}, "card 7H appears twice"),
