@@ -24,7 +24,7 @@ from .survey import Survey, default_out
 from .verify import CACHE_DIR, ProgressFactory, Say
 
 EXPLORATIONS = ("foundation-return",)
-SOLUTION_TOKENS_PER_LINE = 20
+EXPLORED_TOKENS_PER_LINE = 20
 #: ``--explore foundation-return`` re-solves the deals unsolvable with 4 cells below this.
 EXPLORE_BELOW = {QUICK: 1_000_000, STANDARD: 1_000_000, FULL: 10_000_000}
 FOUNDATION_RETURN = FREECELL.replace(foundation_return=True)
@@ -91,7 +91,7 @@ def explore_text(explored: Sequence[Explored]) -> str:
     solved = [e for e in explored if e.status == SOLVED]
     for e in solved:
         lines += ["", f"deal {e.deal} with foundation return:",
-                  format_solution(parse_solution(e.solution or ""), per_line=SOLUTION_TOKENS_PER_LINE)]
+                  format_solution(parse_solution(e.solution or ""), per_line=EXPLORED_TOKENS_PER_LINE)]
     lines += ["", f"{len(solved)} of {len(explored)} become solvable with foundation return; "
               + ("every verdict is a proof." if all(e.proved for e in explored)
                  else f"{sum(not e.proved for e in explored)} without a proof.")]

@@ -54,6 +54,11 @@ DIFFICULTY_SCHEMA = arrow_schema(difficulty=True)
 #: :func:`_stored_solutions`.
 IDENTITY_DEFAULTS = {"difficulty": False}
 
+
+def is_difficulty(manifest: Mapping[str, Any]) -> bool:
+    """Whether the dataset of ``manifest`` holds --difficulty columns (older manifests do not say: no)."""
+    return bool(manifest.get("difficulty", IDENTITY_DEFAULTS["difficulty"]))
+
 # Key-value metadata in each file's schema.
 META_VERSION = "fcsurvey.version"
 META_RULES = "fcsurvey.rules"
@@ -142,7 +147,7 @@ def schema_metadata(manifest: Mapping[str, Any]) -> Dict[str, str]:
         META_RULES: Rules.from_dict(manifest["rules"]).to_json(),
         META_LIMITS: json.dumps(manifest["limits"], sort_keys=True),
         META_GENERATOR: manifest["generator"],
-        META_DIFFICULTY: json.dumps(bool(manifest.get("difficulty", IDENTITY_DEFAULTS["difficulty"]))),
+        META_DIFFICULTY: json.dumps(is_difficulty(manifest)),
     }
     if "solutions" in manifest:
         metadata[META_SOLUTIONS] = json.dumps(manifest["solutions"])
@@ -171,7 +176,7 @@ def _expected(manifest: Mapping[str, Any]) -> Dict[str, Any]:
     """What every chunk file of the dataset of ``manifest`` must say about itself."""
     return {"rules": _rules_fields(manifest["rules"]), "limits": manifest["limits"],
             "generator": manifest["generator"],
-            "difficulty": bool(manifest.get("difficulty", IDENTITY_DEFAULTS["difficulty"])),
+            "difficulty": is_difficulty(manifest),
             "solutions": manifest.get("solutions")}
 
 

@@ -80,7 +80,7 @@ class DatasetInfo:
                              f"numbering ({GENERATOR_NAME}), so no published claim applies to it")
         return cls(Path(path), Rules.from_dict(manifest["rules"]),
                    DealSet(tuple(r) for r in manifest["requested"]),
-                   bool(manifest.get("difficulty", store.IDENTITY_DEFAULTS["difficulty"])))
+                   store.is_difficulty(manifest))
 
     def covers(self, claim: Claim) -> bool:
         """Same game, every deal of the claim requested, and the difficulty columns if the
