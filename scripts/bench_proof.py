@@ -375,7 +375,8 @@ def main() -> int:
                 print(f"(e) fc-solve: {FC_SOLVE_RANGE} not installed (apt-get install freecell-solver-bin)")
             else:
                 for cap in args.fc_caps:
-                    print_line(run_fc_solve(first, last, cap, args.cap_s, base), load())
+                    before = load()
+                    print_line(run_fc_solve(first, last, cap, args.cap_s, base), before)
     return 0
 
 
