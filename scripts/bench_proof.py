@@ -8,8 +8,9 @@ Run from a checkout with the package installed (Issue 25, item 5):
     python scripts/bench_proof.py --part e --fc-caps 100000 1000000
     python scripts/bench_proof.py --deal 11982 --deals 1-20 --cap-s 60   # a quick look
 
-It prints one line per part, from one run on this machine, with the load average
-at its start and end:
+It prints two lines per part, from one run on this machine: the verdict, then wall
+and CPU time, positions, positions per wall second, peak RSS, peak disk and the load
+average at the part's start and end (the CPU seconds say what the load took away):
 
   (a) 2-cell deal 982, (b) 1-cell deal 24966, (c) 4-cell deal 1252215044 (one of the
       nine "intractable" FreeCell Pro deals): each ``fcsurvey solve DEAL --cells K
@@ -86,6 +87,7 @@ class Usage:
     """What a part's processes used: the peaks the sampler saw, the wall time, the exit."""
 
     wall_s: float = 0.0
+    cpu_s: float = 0.0  # user + system seconds of the part's processes (os.wait4)
     peak_rss: int = 0  # bytes, the largest process's high-water mark (VmHWM), sampled
     peak_tree_rss: int = 0  # bytes, all the part's processes together, sampled
     peak_disk: int = 0  # bytes
@@ -224,7 +226,9 @@ def run_measured(cmd: Sequence[str], roots: Sequence[str], cap_s: float, env: Di
     timer = threading.Timer(cap_s, stop)
     timer.daemon = True
     timer.start()
-    usage.returncode = proc.wait()
+    _, status, rusage = os.wait4(proc.pid, 0)
+    usage.returncode = proc.returncode = os.waitstatus_to_exitcode(status)
+    usage.cpu_s = rusage.ru_utime + rusage.ru_stime
     usage.wall_s = time.perf_counter() - start
     done.set()
     timer.cancel()
@@ -335,7 +339,7 @@ def print_line(line: Line, load_before: str) -> None:
     positions = f"{line.positions:,}" if line.positions is not None else "-"
     extra = "; ".join(line.extra)
     print(f"({line.part}) {line.what}: {line.verdict}\n"
-          f"    wall {u.wall_s:,.1f} s | positions {positions} | {rate} | peak RSS {mib(u.peak_rss)} | "
+          f"    wall {u.wall_s:,.1f} s | cpu {u.cpu_s:,.1f} s | positions {positions} | {rate} | peak RSS {mib(u.peak_rss)} | "
           f"peak disk {mib(u.peak_disk)} | load {load_before} -> {load()}" + (f" | {extra}" if extra else ""),
           flush=True)
 

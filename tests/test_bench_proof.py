@@ -15,7 +15,7 @@ from fcsurvey.schema import SOLVED
 from fcsurvey.solver import solve
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "bench_proof.py"
-FIGURES = re.compile(r"wall ([\d,.]+) s \| positions ([\d,]+) \| ([\d,]+)/s \| peak RSS (\S+) MiB")
+FIGURES = re.compile(r"wall ([\d,.]+) s \| cpu ([\d,.]+) s \| positions ([\d,]+) \| ([\d,]+)/s \| peak RSS (\S+) MiB")
 
 
 def bench(*args: str) -> str:
@@ -38,7 +38,7 @@ def test_proofs_and_survey_report_the_solver_figures():
         verdict, figures = part(out, name)
         assert verdict == f"({name}) {cells}-cell deal 11982: {result.status}"
         assert f"positions {result.states:,} |" in figures
-        assert float(FIGURES.search(figures).group(4)) > 0  # the solve's RSS, sampled
+        assert float(FIGURES.search(figures).group(5)) > 0  # the solve's RSS, sampled
     two = [solve(n, preset("freecell", cells=2), replay=False).status for n in range(1, 5)]
     verdict, figures = part(out, "d")
     assert verdict == (f"(d) 2-cell deals 1-4, survey, 2 workers: 0 undecided ({4 - two.count(SOLVED)} unsolvable, "
@@ -49,7 +49,8 @@ def test_proofs_and_survey_report_the_solver_figures():
 def test_a_proof_stopped_at_the_cap_reports_how_far_it_got():
     verdict, figures = part(bench("--part", "a", "--cap-s", "1"), "a")
     assert verdict == "(a) 2-cell deal 982: not finished after 1 s (unknown (time limit))"
-    assert int(FIGURES.search(figures).group(2).replace(",", "")) > 0
+    figures = FIGURES.search(figures)
+    assert int(figures.group(3).replace(",", "")) > 0 and float(figures.group(2)) > 0
 
 
 @pytest.mark.skipif(shutil.which("freecell-solver-range-parallel-solve") is None, reason="fc-solve not installed")
