@@ -37,9 +37,9 @@ Each part runs with a TMPDIR of its own (where the core's spill file goes: it is
 unlinked as soon as it is made, so disk is measured from the open files of the
 part's processes, ``/proc/PID/fd``, plus what the part's directories hold, sampled
 every ``SAMPLE_EVERY_S``).  ``--cap-s`` bounds each part's wall clock: the solve is
-given it as ``--timeout`` (the core stops and reports the positions reached so
-far), a survey or fc-solve is stopped at it; such a part reports "not finished
-after X".
+given it as ``--timeout`` (the core stops and reports its positions so far: the
+layered proof counts a part of a layer when it finishes it, so a floor), a survey
+or fc-solve is stopped at it; such a part reports "not finished after X".
 """
 
 from __future__ import annotations
