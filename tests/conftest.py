@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -60,10 +61,17 @@ def fake_env(delay: float = 0.0) -> Dict[str, str]:
             "FAKE_SOLVER_DELAY": str(delay)}
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """A shell starts a background job with Ctrl-C ignored, and Python then installs no
+    KeyboardInterrupt handler: the CLI under test must get SIGINT as a user's would."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def fcsurvey(*args: Any, env: Dict[str, str], cwd: Path) -> subprocess.Popen:
     """The CLI as its own process; ``cwd`` away from the checkout so the installed package runs."""
     return subprocess.Popen([sys.executable, "-m", "fcsurvey", *map(str, args)], env=env, cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_ctrl_c_as_at_a_terminal)
 
 
 def wait_for(condition: Callable[[], bool], proc: Optional[subprocess.Popen] = None,
