@@ -162,6 +162,10 @@ def _rate_claim(id: str, name: str, rules: Rules, last: int, winnable: float, er
                  rules, _span(1, last), WinRate(winnable, error), BLAKE_GENT, tier, max_states)
 
 
+#: The nine deals FreeCell Pro's survey could not decide with 4 cells, in the record's order;
+#: each was later proved unsolvable (1.5-6.5 hours each on a 256 GB machine).
+INTRACTABLE_NINE = (219837216, 1252215044, 2255988055, 2901685480, 2902413565, 4260084873,
+                    6687921694, 7489392343, 6825625742)
 FREECELL = PRESETS["freecell"]
 #: For claims whose deals include proofs past the default limit (measured: 0-cell deal 11747
 #: needs 14.7 million states, 2-cell deal 209 22.4 million).  About 4 GiB a worker at most.
@@ -220,6 +224,10 @@ CLAIMS: Tuple[Claim, ...] = (
     Claim("4cells-1-10000000", "4 free cells: 130 of deals 1-10,000,000 are unsolvable, exactly the listed ones",
           FREECELL, _span(1, 10_000_000), ExactDeals(UNSOLVABLE, IMPOSSIBLE_4_CELLS),
           IMPOSSIBLE_4_CELLS.source, FULL),
+    Claim("intractable-nine", "4 free cells: the nine deals FreeCell Pro's survey left intractable, "
+          + " ".join(str(n) for n in INTRACTABLE_NINE) + ", are unsolvable",
+          FREECELL, DealSet((n, n) for n in INTRACTABLE_NINE), ExactDeals(UNSOLVABLE, INTRACTABLE_NINE),
+          FREECELL_PRO, FULL),
     # agrees with the counts of the 0- to 4-cell claims over 1-32,000 (tests/test_known.py), but
     # is checked by one --difficulty survey, and deal by deal
     Claim("min-cells-1-32000", "4 free cells: the fewest free cells that win deals 1-32,000 are "

@@ -95,6 +95,11 @@ def test_claims_say_what_the_record_says():
     assert known.get("1cell-1-32000").expected == Count(UNSOLVABLE, 25_711)
     assert known.get("relaxed-11982").rules == PRESETS["relaxed-freecell"]
     assert known.get("rate-bakers-game").expected == WinRate(0.75053, 0.00028)
+    nine = known.get("intractable-nine")
+    assert sorted(expected("intractable-nine")) == [219837216, 1252215044, 2255988055, 2901685480, 2902413565,
+                                                    4260084873, 6687921694, 6825625742, 7489392343]
+    assert set(expected("intractable-nine")) <= set(IMPOSSIBLE_4_CELLS.numbers())
+    assert nine.rules == PRESETS["freecell"] and nine.tier == known.FULL and len(nine.deals) == 9
 
 
 def test_the_min_cells_distribution_adds_up_and_agrees_with_the_other_claims():
