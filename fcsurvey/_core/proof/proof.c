@@ -7,7 +7,6 @@
 #include "../clock.h"
 #include "../solution.h"
 #include "checkpoint.h"
-#include "reduce.h"
 #include "spill.h"
 
 /* A child waiting for its lookup. */
@@ -43,7 +42,6 @@ typedef struct {
     int n_kids;
     double started, saved, gap; /* when the proof began, last saved; how long until the next save */
     uint64_t visited, most, most_higher; /* in the layer's groups so far, for FCS_PROOF_TRACE */
-    int reduce; /* expand by stubborn sets (reduce.h): FCSURVEY_PROOF_REDUCE=1, an experiment */
 } proof_state;
 
 /* Where a child's layer is kept: the current one grows only as its part. */
@@ -114,8 +112,6 @@ static int proof_expand(proof_state *ps, uint64_t b)
     ps->counts->expanded++;
     key_decode(ps->kc, words, &p, codes);
     n = fcs_legal_moves(r, &p, r->sequence != SEQ_UNLIMITED ? FCS_MOVES_SINGLE : 0, moves);
-    if (ps->reduce)
-        n = proof_reduce(r, &p, moves, n);
     for (k = 0; k < n; k++) {
         if (!make_child(ps->kc, HOME_SAFE, &p, codes, &moves[k], &child, child_codes))
             continue;
@@ -279,7 +275,6 @@ int layered_proof(const fcs_codec *kc, const proof_limits *pl, int resumed, cons
     ps.counts = counts;
     ps.started = ps.saved = fcs_now_s();
     ps.gap = pl->checkpoint_every_s;
-    ps.reduce = proof_reduce_applies(kc->r) && getenv("FCSURVEY_PROOF_REDUCE") && !strcmp(getenv("FCSURVEY_PROOF_REDUCE"), "1");
     ps.kids = malloc(sizeof(proof_child) * (PROOF_BATCH + FCS_MAX_MOVES));
     if (!proof_store_init(&ps.store, pl->room) || !ps.kids)
         ps.store.limit = FCS_LIMIT_MEMORY;
