@@ -7,6 +7,7 @@ Run from a checkout with the package installed (Issue 25, item 5):
     python scripts/bench_proof.py --part a b --cap-s 300 # the positions/s of the 2- and 1-cell proofs
     python scripts/bench_proof.py --part e --fc-caps 100000 1000000
     python scripts/bench_proof.py --deal 11982 --deals 1-20 --cap-s 60   # a quick look
+    python scripts/bench_proof.py --part a --cap-s 120 --threads 2       # 1 and 2 threads side by side
 
 It prints two lines per part, from one run on this machine: the verdict, then wall
 and CPU time, positions, positions per wall second, peak RSS, peak disk and the load
@@ -17,6 +18,10 @@ average at the part's start and end (the CPU seconds say what the load took away
       --json`` as a subprocess at the default limits, so the figures are the CLI's.
       Wall time, positions (the result's ``states``), positions/s, the peak RSS of the
       process (its VmHWM, sampled) and the peak disk used by the layered proof's spill file.
+      With ``--threads N`` (N > 1) each runs twice, one after the other: ``--threads 1``,
+      then ``--threads N``, and a third line gives the ratio of their positions per wall
+      second and per CPU second (the CPU seconds say what the machine's other load left
+      the threads).
   (d) 2-cell deals 1-1000 as ``fcsurvey survey 1-1000 --cells 2 --workers 2 --out
       TMP``: wall time, positions summed over the dataset, the deals left undecided
       (status unknown or error, or not reached), the peak RSS of its largest process
@@ -106,6 +111,7 @@ class Line:
     positions: Optional[int] = None
     verdict: str = ""
     extra: List[str] = field(default_factory=list)
+    proof: Tuple[int, float] = (0, 0.0)  # the layered proof's own positions and seconds
 
 
 def mib(n: int) -> str:
@@ -248,12 +254,13 @@ def own_tmpdir(base: Path, part: str) -> Tuple[str, Dict[str, str]]:
     return str(tmp), {**os.environ, "TMPDIR": str(tmp)}
 
 
-def run_proof(part: str, deal: int, cells: int, cap_s: float, base: Path) -> Line:
-    """Part a, b or c: ``fcsurvey solve DEAL --cells K --json`` with --timeout cap_s."""
-    tmp, env = own_tmpdir(base, part)
-    cmd = fcsurvey_command() + ["solve", str(deal), "--cells", str(cells), "--json", "--timeout", f"{cap_s:g}"]
+def run_proof(part: str, deal: int, cells: int, cap_s: float, base: Path, threads: int = 1) -> Line:
+    """Part a, b or c: ``fcsurvey solve DEAL --cells K --json --threads T`` with --timeout cap_s."""
+    tmp, env = own_tmpdir(base, f"{part}-{threads}")
+    cmd = fcsurvey_command() + ["solve", str(deal), "--cells", str(cells), "--json", "--timeout", f"{cap_s:g}",
+                                "--threads", str(threads)]
     usage = run_measured(cmd, [tmp], cap_s + GRACE_S, env)
-    line = Line(part, f"{cells}-cell deal {deal}", usage)
+    line = Line(part, f"{cells}-cell deal {deal}" + (f", {threads} threads" if threads > 1 else ""), usage)
     try:
         result = json.loads(usage.stdout)
     except ValueError:
@@ -265,7 +272,9 @@ def run_proof(part: str, deal: int, cells: int, cap_s: float, base: Path) -> Lin
         line.verdict = f"not finished after {cap_s:g} s ({line.verdict})"
     proof = result.get("phase_counts", {}).get("layered_proof")
     if proof and proof["states"]:
-        line.extra.append(f"layered proof {proof['states']:,} positions in {proof['time_s']:,.0f} s")
+        line.proof = (proof["states"], proof["time_s"])
+        line.extra.append(f"layered proof {proof['states']:,} positions in {proof['time_s']:,.0f} s "
+                          f"({proof['states'] / max(proof['time_s'], 1e-9):,.0f}/s)")
     return line
 
 
@@ -333,6 +342,16 @@ def run_fc_solve(first: int, last: int, cap: int, cap_s: float, base: Path) -> L
     return line
 
 
+def print_speedup(one: Line, many: Line, threads: int) -> None:
+    """How much faster the layered proof went on ``threads`` threads than on one (its own
+    positions per second of its own), and the CPU seconds each whole run got per wall second."""
+    (n1, s1), (n_many, s_many) = one.proof, many.proof
+    if n1 and s1 and n_many and s_many:
+        print(f"    layered proof on {threads} threads against 1: positions/s x{n_many / s_many / (n1 / s1):.2f}; "
+              f"CPU seconds per wall second {one.usage.cpu_s / one.usage.wall_s:.2f} and "
+              f"{many.usage.cpu_s / many.usage.wall_s:.2f}", flush=True)
+
+
 def print_line(line: Line, load_before: str) -> None:
     u = line.usage
     rate = f"{line.positions / u.wall_s:,.0f}/s" if line.positions and u.wall_s else "-"
@@ -354,13 +373,15 @@ def main() -> int:
     parser.add_argument("--deals", default=DEFAULT_DEALS, help="2-cell deals of parts d and e (1-1000)")
     parser.add_argument("--fc-caps", type=int, nargs="+", default=list(DEFAULT_FC_CAPS),
                         help="fc-solve's per-deal --max-iters caps for part e")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="also run the proofs of parts a-c on this many threads, beside one (1)")
     args = parser.parse_args()
     try:
         first, last = parse_deals(args.deals)
     except ValueError:
         parser.error(f"--deals wants FIRST-LAST with 1 <= FIRST <= LAST, not {args.deals!r}")
-    if args.cap_s <= 0 or (args.deal is not None and args.deal < 1) or min(args.fc_caps) < 1:
-        parser.error("--cap-s, --deal and --fc-caps must be positive")
+    if args.cap_s <= 0 or (args.deal is not None and args.deal < 1) or min(args.fc_caps) < 1 or args.threads < 1:
+        parser.error("--cap-s, --deal, --fc-caps and --threads must be positive")
 
     print(f"proof benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
           f"cap {args.cap_s:g} s per part", flush=True)
@@ -372,7 +393,13 @@ def main() -> int:
             before = load()
             if part in PROOFS:
                 deal, cells = PROOFS[part]
-                print_line(run_proof(part, args.deal or deal, cells, args.cap_s, base), before)
+                one = run_proof(part, args.deal or deal, cells, args.cap_s, base)
+                print_line(one, before)
+                if args.threads > 1:
+                    before = load()
+                    many = run_proof(part, args.deal or deal, cells, args.cap_s, base, args.threads)
+                    print_line(many, before)
+                    print_speedup(one, many, args.threads)
             elif part == "d":
                 print_line(run_survey(first, last, args.cap_s, base), before)
             elif shutil.which(FC_SOLVE_RANGE) is None:
