@@ -18,10 +18,11 @@ average at the part's start and end (the CPU seconds say what the load took away
       --json`` as a subprocess at the default limits, so the figures are the CLI's.
       Wall time, positions (the result's ``states``), positions/s, the peak RSS of the
       process (its VmHWM, sampled) and the peak disk used by the layered proof's spill file.
-      With ``--threads N`` (N > 1) each runs twice, one after the other: ``--threads 1``,
-      then ``--threads N``, and a third line gives the ratio of their positions per wall
-      second and per CPU second (the CPU seconds say what the machine's other load left
-      the threads).
+      With ``--threads N`` (N > 1) the deal's layered proof also runs alone (from the
+      start, ``solve(..., phases=("proof",), threads=T)``, stopped at the cap), on one
+      thread and then on N; its positions are those it expanded, and a last line gives
+      the ratio of their positions per wall second and the CPU seconds each run got per
+      wall second (what the machine's other load left it).
   (d) 2-cell deals 1-1000 as ``fcsurvey survey 1-1000 --cells 2 --workers 2 --out
       TMP``: wall time, positions summed over the dataset, the deals left undecided
       (status unknown or error, or not reached), the peak RSS of its largest process
@@ -111,7 +112,6 @@ class Line:
     positions: Optional[int] = None
     verdict: str = ""
     extra: List[str] = field(default_factory=list)
-    proof: Tuple[int, float] = (0, 0.0)  # the layered proof's own positions and seconds
 
 
 def mib(n: int) -> str:
@@ -254,13 +254,12 @@ def own_tmpdir(base: Path, part: str) -> Tuple[str, Dict[str, str]]:
     return str(tmp), {**os.environ, "TMPDIR": str(tmp)}
 
 
-def run_proof(part: str, deal: int, cells: int, cap_s: float, base: Path, threads: int = 1) -> Line:
-    """Part a, b or c: ``fcsurvey solve DEAL --cells K --json --threads T`` with --timeout cap_s."""
-    tmp, env = own_tmpdir(base, f"{part}-{threads}")
-    cmd = fcsurvey_command() + ["solve", str(deal), "--cells", str(cells), "--json", "--timeout", f"{cap_s:g}",
-                                "--threads", str(threads)]
+def run_proof(part: str, deal: int, cells: int, cap_s: float, base: Path) -> Line:
+    """Part a, b or c: ``fcsurvey solve DEAL --cells K --json`` with --timeout cap_s."""
+    tmp, env = own_tmpdir(base, part)
+    cmd = fcsurvey_command() + ["solve", str(deal), "--cells", str(cells), "--json", "--timeout", f"{cap_s:g}"]
     usage = run_measured(cmd, [tmp], cap_s + GRACE_S, env)
-    line = Line(part, f"{cells}-cell deal {deal}" + (f", {threads} threads" if threads > 1 else ""), usage)
+    line = Line(part, f"{cells}-cell deal {deal}", usage)
     try:
         result = json.loads(usage.stdout)
     except ValueError:
@@ -272,9 +271,7 @@ def run_proof(part: str, deal: int, cells: int, cap_s: float, base: Path, thread
         line.verdict = f"not finished after {cap_s:g} s ({line.verdict})"
     proof = result.get("phase_counts", {}).get("layered_proof")
     if proof and proof["states"]:
-        line.proof = (proof["states"], proof["time_s"])
-        line.extra.append(f"layered proof {proof['states']:,} positions in {proof['time_s']:,.0f} s "
-                          f"({proof['states'] / max(proof['time_s'], 1e-9):,.0f}/s)")
+        line.extra.append(f"layered proof {proof['states']:,} positions in {proof['time_s']:,.0f} s")
     return line
 
 
@@ -342,14 +339,39 @@ def run_fc_solve(first: int, last: int, cap: int, cap_s: float, base: Path) -> L
     return line
 
 
+#: The layered proof alone, from the deal's start (solve(..., phases=("proof",))), as JSON.
+PROOF_ALONE = ("import json, sys; from fcsurvey.limits import Limits; from fcsurvey.rules import preset; "
+               "from fcsurvey.solver import solve; deal, cells, cap, threads = sys.argv[1:]; "
+               "r = solve(int(deal), preset('freecell', cells=int(cells)), Limits(timeout=float(cap)), "
+               "phases=('proof',), threads=int(threads)); print(json.dumps(r.to_dict()))")
+
+
+def run_proof_alone(part: str, deal: int, cells: int, cap_s: float, base: Path, threads: int) -> Line:
+    """The layered proof of part a, b or c alone, on ``threads`` threads, stopped at cap_s: its
+    positions are those it expanded (it counts the positions it visited only part by part)."""
+    tmp, env = own_tmpdir(base, f"{part}-proof-{threads}")
+    cmd = [sys.executable, "-c", PROOF_ALONE, str(deal), str(cells), f"{cap_s:g}", str(threads)]
+    usage = run_measured(cmd, [tmp], cap_s + GRACE_S, env)
+    line = Line(part, f"{cells}-cell deal {deal}, layered proof alone, {threads} thread{'s' * (threads > 1)}", usage)
+    try:
+        result = json.loads(usage.stdout)
+    except ValueError:
+        line.verdict = f"no result (exit {usage.returncode})"
+        return line
+    line.positions = result["expanded"]
+    line.verdict = result["status"] + (f" ({result['limit']} limit)" if result.get("limit") else "")
+    if result.get("limit") == TIME_LIMIT:
+        line.verdict = f"not finished after {cap_s:g} s ({line.verdict}); positions: expanded"
+    return line
+
+
 def print_speedup(one: Line, many: Line, threads: int) -> None:
-    """How much faster the layered proof went on ``threads`` threads than on one (its own
-    positions per second of its own), and the CPU seconds each whole run got per wall second."""
-    (n1, s1), (n_many, s_many) = one.proof, many.proof
-    if n1 and s1 and n_many and s_many:
-        print(f"    layered proof on {threads} threads against 1: positions/s x{n_many / s_many / (n1 / s1):.2f}; "
-              f"CPU seconds per wall second {one.usage.cpu_s / one.usage.wall_s:.2f} and "
-              f"{many.usage.cpu_s / many.usage.wall_s:.2f}", flush=True)
+    """The layered proof's positions per wall second on ``threads`` threads against one, and
+    the CPU seconds each run got per wall second (what the machine's other load left it)."""
+    u1, un = one.usage, many.usage
+    if one.positions and many.positions and u1.wall_s and un.wall_s:
+        print(f"    {threads} threads against 1: positions/s x{many.positions / un.wall_s / (one.positions / u1.wall_s):.2f}; "
+              f"CPU seconds per wall second {u1.cpu_s / u1.wall_s:.2f} and {un.cpu_s / un.wall_s:.2f}", flush=True)
 
 
 def print_line(line: Line, load_before: str) -> None:
@@ -393,13 +415,14 @@ def main() -> int:
             before = load()
             if part in PROOFS:
                 deal, cells = PROOFS[part]
-                one = run_proof(part, args.deal or deal, cells, args.cap_s, base)
-                print_line(one, before)
+                print_line(run_proof(part, args.deal or deal, cells, args.cap_s, base), before)
                 if args.threads > 1:
-                    before = load()
-                    many = run_proof(part, args.deal or deal, cells, args.cap_s, base, args.threads)
-                    print_line(many, before)
-                    print_speedup(one, many, args.threads)
+                    runs = []
+                    for threads in (1, args.threads):
+                        before = load()
+                        runs.append(run_proof_alone(part, args.deal or deal, cells, args.cap_s, base, threads))
+                        print_line(runs[-1], before)
+                    print_speedup(*runs, args.threads)
             elif part == "d":
                 print_line(run_survey(first, last, args.cap_s, base), before)
             elif shutil.which(FC_SOLVE_RANGE) is None:

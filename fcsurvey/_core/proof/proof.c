@@ -419,8 +419,11 @@ static int proof_setup(proof_run *run, const fcs_codec *kc, const proof_limits *
     run->counts = counts;
     run->started = run->saved = fcs_now_s();
     run->gap = pl->checkpoint_every_s;
-    if (!(run->threads = calloc((size_t)n, sizeof(proof_state))) || !team_init(&run->team, n))
+    /* aligned as its type asks (its counts for the others sit on a cache line of their own) */
+    if (!(run->threads = aligned_alloc(_Alignof(proof_state), sizeof(proof_state) * (size_t)n)) ||
+        !team_init(&run->team, n))
         return 0;
+    memset(run->threads, 0, sizeof(proof_state) * (size_t)n);
     for (i = 0; i < n; i++) {
         proof_state *ps = &run->threads[i];
         ps->kc = kc;
