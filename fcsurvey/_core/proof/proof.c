@@ -138,15 +138,15 @@ static int proof_next_entry(proof_state *ps, uint64_t *from)
    as big as the biggest of them, as in one thread's parts). */
 static int round_small(proof_state *ps)
 {
-    const proof_run *run = ps->run;
+    const proof_common *common = ps->common;
     const int n = ps->team->n;
     uint64_t room = ps->store.room * (uint64_t)n, size = 0;
     int64_t open = 0;
     int i;
     proof_tell(ps);
     for (i = 0; i < n; i++) {
-        size += atomic_load_explicit(&run->threads[i].told_size, memory_order_relaxed);
-        open += atomic_load_explicit(&run->threads[i].told_open, memory_order_relaxed);
+        size += atomic_load_explicit(&common->threads[i].told_size, memory_order_relaxed);
+        open += atomic_load_explicit(&common->threads[i].told_open, memory_order_relaxed);
     }
     return open <= PROOF_ROUND_OPEN * n && size < PROOF_ROUND * (uint64_t)n && size < room / PROOF_ROUND_SHARE;
 }
@@ -199,8 +199,8 @@ static int proof_end_part(proof_state *ps)
 
 /* A round: visit the part this shard's next entry leads to, with the other
    threads, until all of them are idle, then let it go.  With several
-   threads, the round's leader takes the first entry, and a thread that runs
-   out of work takes its next entry into the same round while the round is
+   threads, the round's leader takes the first entry, and a thread with
+   nothing left to do takes its next entry into the same round while the round is
    small and settled, so tiny parts cost no meeting each, and big ones are
    gathered one at a time.  0 when the proof must stop. */
 static int proof_round(proof_state *ps, int leader)
@@ -230,16 +230,16 @@ static int proof_round(proof_state *ps, int leader)
 }
 
 /* Fold what the threads counted into the proof's counts. */
-static void proof_fold(proof_run *run)
+static void proof_fold(proof_common *common)
 {
-    fcs_counts *counts = run->counts;
+    fcs_counts *counts = common->counts;
     int i;
     counts->expanded = 0;
-    for (i = 0; i < run->team.n; i++) {
-        proof_state *ps = &run->threads[i];
+    for (i = 0; i < common->team.n; i++) {
+        proof_state *ps = &common->threads[i];
         counts->expanded += ps->expanded;
         counts->phase[FCS_LAYERED_PROOF].states += ps->states;
-        run->visited += ps->states;
+        common->visited += ps->states;
         ps->states = 0;
     }
 }
@@ -248,28 +248,28 @@ static void proof_fold(proof_run *run)
    current layer is unvisited once the keys on disk are sifted with the
    parts visited.  A save waits at least CHECKPOINT_SPACING times as long as
    the last one took.  0 when the proof must stop. */
-static int maybe_save(proof_run *run)
+static int maybe_save(proof_common *common)
 {
     proof_store *shards[FCS_MAX_THREADS];
     fcs_counts counts;
     double began = fcs_now_s();
     int i;
-    if (!run->pl->checkpoint || began - run->saved < run->gap)
+    if (!common->pl->checkpoint || began - common->saved < common->gap)
         return 1;
-    for (i = 0; i < run->team.n; i++) {
-        proof_store *st = shards[i] = &run->threads[i].store;
+    for (i = 0; i < common->team.n; i++) {
+        proof_store *st = shards[i] = &common->threads[i].store;
         if (st->seen.n && !proof_sift_disk(st, st->current)) {
-            team_stop(&run->team, st->limit);
+            team_stop(&common->team, st->limit);
             return 0;
         }
     }
-    counts = *run->counts;
-    counts.phase[FCS_LAYERED_PROOF].time_s += began - run->started;
+    counts = *common->counts;
+    counts.phase[FCS_LAYERED_PROOF].time_s += began - common->started;
     /* if the disk will not take it, the proof goes on without */
-    checkpoint_save(run->pl->checkpoint, run->pl->tag, shards, run->team.n, shards[0]->current, &counts);
-    run->saved = fcs_now_s();
-    run->gap = run->pl->checkpoint_every_s > CHECKPOINT_SPACING * (run->saved - began)
-                   ? run->pl->checkpoint_every_s : CHECKPOINT_SPACING * (run->saved - began);
+    checkpoint_save(common->pl->checkpoint, common->pl->tag, shards, common->team.n, shards[0]->current, &counts);
+    common->saved = fcs_now_s();
+    common->gap = common->pl->checkpoint_every_s > CHECKPOINT_SPACING * (common->saved - began)
+                   ? common->pl->checkpoint_every_s : CHECKPOINT_SPACING * (common->saved - began);
     return 1;
 }
 
@@ -278,14 +278,14 @@ static int maybe_save(proof_run *run)
    one, whose part none can tell the size of yet. */
 static int round_ready(void *arg, const team_totals *totals)
 {
-    proof_run *run = arg;
+    proof_common *common = arg;
     int i;
-    for (i = 0; i < run->team.n; i++) {
-        proof_state *ps = &run->threads[i];
+    for (i = 0; i < common->team.n; i++) {
+        proof_state *ps = &common->threads[i];
         atomic_store_explicit(&ps->told_size, 0, memory_order_relaxed);
         atomic_store_explicit(&ps->told_open, (uint64_t)i == totals->least ? INT64_MAX / 2 : 0, memory_order_relaxed);
     }
-    atomic_store(&run->team.work, run->team.n);
+    atomic_store(&common->team.work, common->team.n);
     return 1;
 }
 
@@ -293,19 +293,19 @@ static int round_ready(void *arg, const team_totals *totals)
    checkpoint when it is time, and make ready for the next round. */
 static int round_over(void *arg, const team_totals *totals)
 {
-    proof_run *run = arg;
+    proof_common *common = arg;
     uint64_t held = 0, higher = 0;
     int i;
-    proof_fold(run);
-    for (i = 0; i < run->team.n; i++) {
-        held += run->threads[i].held;
-        higher += run->threads[i].held_higher;
+    proof_fold(common);
+    for (i = 0; i < common->team.n; i++) {
+        held += common->threads[i].held;
+        higher += common->threads[i].held_higher;
     }
-    if (held > run->most) {
-        run->most = held;
-        run->most_higher = higher;
+    if (held > common->most) {
+        common->most = held;
+        common->most_higher = higher;
     }
-    return maybe_save(run) && round_ready(arg, totals);
+    return maybe_save(common) && round_ready(arg, totals);
 }
 
 /* Work through layer h's entries, a slice at a time, in rounds; 0 when the
@@ -324,7 +324,7 @@ static int work_layer(proof_state *ps, int h)
         if (!st->on_disk[h].n)
             proof_forget_seen(st); /* no key is left to skip or sift with it */
         ps->from = 0;
-        while (team_meet(ps->team, st->layers[h].n, st->layers[h].n ? (uint64_t)ps->id : UINT64_MAX, between, ps->run,
+        while (team_meet(ps->team, st->layers[h].n, st->layers[h].n ? (uint64_t)ps->id : UINT64_MAX, between, ps->common,
                          &left) && left.sum) {
             if (!proof_round(ps, (int)left.least))
                 return 0;
@@ -341,24 +341,24 @@ static int work_layer(proof_state *ps, int h)
    when it was its layer's last, trace what the layer held. */
 static int layer_over(void *arg, const team_totals *totals)
 {
-    proof_run *run = arg;
-    int h = run->threads[0].store.current;
+    proof_common *common = arg;
+    int h = common->threads[0].store.current;
     if ((uint64_t)(h / PROOF_GROUPS) == totals->least / PROOF_GROUPS)
         return 1;
 #ifdef FCS_PROOF_TRACE /* scripts/measure_proof.py: what each layer held */
-    if (run->visited) {
+    if (common->visited) {
         uint64_t spilled = 0;
         int i;
-        for (i = 0; i < run->team.n; i++)
-            spilled += run->threads[i].store.spilled;
+        for (i = 0; i < common->team.n; i++)
+            spilled += common->threads[i].store.spilled;
         fprintf(stderr, "layer %d/%d: %llu positions; most held at once: %llu (%llu in higher layers); "
                 "visited so far: %llu; spilled so far: %llu\n", h / PROOF_GROUPS / (FCS_CARDS + 1),
-                h / PROOF_GROUPS % (FCS_CARDS + 1), (unsigned long long)run->visited,
-                (unsigned long long)run->most, (unsigned long long)run->most_higher,
-                (unsigned long long)run->counts->phase[FCS_LAYERED_PROOF].states, (unsigned long long)spilled);
+                h / PROOF_GROUPS % (FCS_CARDS + 1), (unsigned long long)common->visited,
+                (unsigned long long)common->most, (unsigned long long)common->most_higher,
+                (unsigned long long)common->counts->phase[FCS_LAYERED_PROOF].states, (unsigned long long)spilled);
     }
 #endif
-    run->visited = run->most = run->most_higher = 0;
+    common->visited = common->most = common->most_higher = 0;
     return 1;
 }
 
@@ -376,10 +376,10 @@ static void *proof_thread(void *arg)
 {
     proof_state *ps = arg;
     team_totals next;
-    int h = ps->run->first;
+    int h = ps->common->first;
     while (h < PROOF_LAYERS) {
         if (!work_layer(ps, h) ||
-            !team_meet(ps->team, 0, (uint64_t)next_layer(&ps->store, h), layer_over, ps->run, &next)) {
+            !team_meet(ps->team, 0, (uint64_t)next_layer(&ps->store, h), layer_over, ps->common, &next)) {
             team_stop(ps->team, ps->store.limit); /* kept only if it is the first */
             break;
         }
@@ -390,49 +390,49 @@ static void *proof_thread(void *arg)
 
 /* The layer to begin with: the root's, or the checkpoint's lowest; -1 when
    the proof must stop. */
-static int proof_begin(proof_run *run, int resumed, const fcs_pos *root)
+static int proof_begin(proof_common *common, int resumed, const fcs_pos *root)
 {
-    proof_state *ps = &run->threads[0], *owner;
+    proof_state *ps = &common->threads[0], *owner;
     column_code codes[FCS_MAX_COLS];
     proof_child kid;
     int h, i;
     if (resumed) {
         proof_store *shards[FCS_MAX_THREADS];
-        for (i = 0; i < run->team.n; i++)
-            shards[i] = &run->threads[i].store;
-        return checkpoint_load(run->pl->checkpoint, run->pl->tag, shards, run->team.n, &h, run->counts) ? h : -1;
+        for (i = 0; i < common->team.n; i++)
+            shards[i] = &common->threads[i].store;
+        return checkpoint_load(common->pl->checkpoint, common->pl->tag, shards, common->team.n, &h, common->counts) ? h : -1;
     }
     key_code_columns(ps->kc, root, ALL_COLUMNS(ps->kc->r), codes);
     proof_key(ps, root, codes, &kid);
-    owner = &run->threads[kid.shard];
+    owner = &common->threads[kid.shard];
     owner->kids[owner->n_kids++] = kid;
     return proof_flush(owner) ? kid.layer : -1;
 }
 
-/* Set up the run and its threads' shards, each with its share of the
+/* Set up what the threads share and their threads' shards, each with its share of the
    room; 0 when out of memory. */
-static int proof_setup(proof_run *run, const fcs_codec *kc, const proof_limits *pl, fcs_counts *counts)
+static int proof_setup(proof_common *common, const fcs_codec *kc, const proof_limits *pl, fcs_counts *counts)
 {
     int i, n = pl->threads < 1 ? 1 : pl->threads > FCS_MAX_THREADS ? FCS_MAX_THREADS : pl->threads;
-    memset(run, 0, sizeof(*run));
-    run->pl = pl;
-    run->counts = counts;
-    run->started = run->saved = fcs_now_s();
-    run->gap = pl->checkpoint_every_s;
+    memset(common, 0, sizeof(*common));
+    common->pl = pl;
+    common->counts = counts;
+    common->started = common->saved = fcs_now_s();
+    common->gap = pl->checkpoint_every_s;
     /* aligned as its type asks (its counts for the others sit on a cache line of their own) */
-    if (!(run->threads = aligned_alloc(_Alignof(proof_state), sizeof(proof_state) * (size_t)n)) ||
-        !team_init(&run->team, n))
+    if (!(common->threads = aligned_alloc(_Alignof(proof_state), sizeof(proof_state) * (size_t)n)) ||
+        !team_init(&common->team, n))
         return 0;
-    memset(run->threads, 0, sizeof(proof_state) * (size_t)n);
+    memset(common->threads, 0, sizeof(proof_state) * (size_t)n);
     for (i = 0; i < n; i++) {
-        proof_state *ps = &run->threads[i];
+        proof_state *ps = &common->threads[i];
         ps->kc = kc;
         ps->pl = pl;
-        ps->run = run;
-        ps->team = &run->team;
+        ps->common = common;
+        ps->team = &common->team;
         ps->id = i;
         ps->kids = malloc(sizeof(proof_child) * (PROOF_BATCH + FCS_MAX_MOVES));
-        run->made++;
+        common->made++;
         if (!proof_store_init(&ps->store, pl->room / (uint64_t)n) || !ps->kids)
             return 0;
     }
@@ -440,26 +440,26 @@ static int proof_setup(proof_run *run, const fcs_codec *kc, const proof_limits *
 }
 
 /* The first limit a shard of a proof that did not begin ran into. */
-static int begin_limit(const proof_run *run)
+static int begin_limit(const proof_common *common)
 {
     int i;
-    for (i = 0; i < run->made; i++)
-        if (run->threads[i].store.limit)
-            return run->threads[i].store.limit;
+    for (i = 0; i < common->made; i++)
+        if (common->threads[i].store.limit)
+            return common->threads[i].store.limit;
     return FCS_LIMIT_MEMORY;
 }
 
 /* Run the proof's threads: the caller's is the first. */
-static void proof_threads(proof_run *run)
+static void proof_threads(proof_common *common)
 {
     pthread_t ids[FCS_MAX_THREADS];
     int i, made = 1;
-    for (; made < run->team.n; made++)
-        if (pthread_create(&ids[made], NULL, proof_thread, &run->threads[made]) != 0) {
-            team_stop(&run->team, FCS_LIMIT_MEMORY);
+    for (; made < common->team.n; made++)
+        if (pthread_create(&ids[made], NULL, proof_thread, &common->threads[made]) != 0) {
+            team_stop(&common->team, FCS_LIMIT_MEMORY);
             break;
         }
-    proof_thread(&run->threads[0]);
+    proof_thread(&common->threads[0]);
     for (i = 1; i < made; i++)
         pthread_join(ids[i], NULL);
 }
@@ -467,29 +467,29 @@ static void proof_threads(proof_run *run)
 int layered_proof(const fcs_codec *kc, const proof_limits *pl, int resumed, const fcs_pos *root, fcs_counts *counts,
                   int *limit)
 {
-    proof_run run;
+    proof_common common;
     int i, h = -1, proved = 0;
 
-    if (!proof_setup(&run, kc, pl, counts)) {
+    if (!proof_setup(&common, kc, pl, counts)) {
         *limit = FCS_LIMIT_MEMORY;
-    } else if ((h = proof_begin(&run, resumed, root)) < 0) {
-        *limit = begin_limit(&run);
+    } else if ((h = proof_begin(&common, resumed, root)) < 0) {
+        *limit = begin_limit(&common);
     } else {
-        run.first = h;
-        run.threads[0].expanded = counts->expanded;
-        proof_threads(&run);
-        proof_fold(&run);
-        proved = !team_stopped(&run.team);
-        *limit = proved ? 0 : run.team.limit;
+        common.first = h;
+        common.threads[0].expanded = counts->expanded;
+        proof_threads(&common);
+        proof_fold(&common);
+        proved = !team_stopped(&common.team);
+        *limit = proved ? 0 : common.team.limit;
     }
     if (pl->checkpoint)
         checkpoint_remove(pl->checkpoint);
-    for (i = 0; i < run.made; i++) {
-        proof_store_free(&run.threads[i].store);
-        free(run.threads[i].kids);
+    for (i = 0; i < common.made; i++) {
+        proof_store_free(&common.threads[i].store);
+        free(common.threads[i].kids);
     }
-    free(run.threads);
-    if (run.team.n)
-        team_free(&run.team);
+    free(common.threads);
+    if (common.team.n)
+        team_free(&common.team);
     return proved;
 }

@@ -80,7 +80,7 @@ static inline int team_stopped(proof_team *t)
 /* Stop the proof for every thread; the first stop's limit is the one kept. */
 void team_stop(proof_team *t, int limit);
 
-/* Wait for every thread to bring `sum` and `least`; the last to arrive runs
+/* Wait for every thread to bring `sum` and `least`; the last to arrive calls
    last(arg, totals) while the others wait, then all go on with the totals
    in *out.  0 when the proof stops (before, or by `last` returning 0). */
 int team_meet(proof_team *t, uint64_t sum, uint64_t least, int (*last)(void *, const team_totals *), void *arg,

@@ -1,4 +1,4 @@
-/* One thread of the layered proof (proof.c), and the run they share; and
+/* One thread of the layered proof (proof.c), and what they share; and
    the way a child goes to the thread of its shard (exchange.c). */
 #ifndef FCS_PROOF_THREAD_H
 #define FCS_PROOF_THREAD_H
@@ -7,7 +7,7 @@
 #include "spill.h"
 #include "team.h"
 
-struct proof_run;
+struct proof_common;
 
 /* One thread of the proof, with its shard of every key set (team.h).  The
    layer being worked through holds only its entries, the positions moves
@@ -34,7 +34,7 @@ struct proof_run;
 typedef struct {
     const fcs_codec *kc;
     const proof_limits *pl;
-    struct proof_run *run;
+    struct proof_common *common;
     proof_team *team;
     int id; /* this thread's, and its shard's, number */
     proof_store store;
@@ -59,7 +59,7 @@ typedef struct {
 
 /* The proof under way: its threads, and what they count together (between
    rounds, by the last thread to arrive, while the others wait). */
-typedef struct proof_run {
+typedef struct proof_common {
     proof_team team;
     proof_state *threads; /* team.n */
     int made;             /* threads whose store was set up */
@@ -68,7 +68,7 @@ typedef struct proof_run {
     int first;                  /* the layer the threads begin with */
     double started, saved, gap; /* when the proof began, last saved; how long until the next save */
     uint64_t visited, most, most_higher; /* in the layer's groups so far, for FCS_PROOF_TRACE */
-} proof_run;
+} proof_common;
 
 /* Where a child's layer is kept: the current one grows only as its part. */
 static inline proof_layer *home_of(proof_state *ps, int layer)
