@@ -370,7 +370,8 @@ def print_speedup(one: Line, many: Line, threads: int) -> None:
     the CPU seconds each run got per wall second (what the machine's other load left it)."""
     u1, un = one.usage, many.usage
     if one.positions and many.positions and u1.wall_s and un.wall_s:
-        print(f"    {threads} threads against 1: positions/s x{many.positions / un.wall_s / (one.positions / u1.wall_s):.2f}; "
+        ratio = many.positions / un.wall_s / (one.positions / u1.wall_s)
+        print(f"    {threads} threads against 1: positions/s x{ratio:.2f}; "
               f"CPU seconds per wall second {u1.cpu_s / u1.wall_s:.2f} and {un.cpu_s / un.wall_s:.2f}", flush=True)
 
 

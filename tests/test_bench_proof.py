@@ -68,8 +68,8 @@ def test_threads_run_the_proof_alone_on_one_thread_and_on_n():
     out = bench("--part", "b", "--deal", "27", "--cap-s", "120", "--threads", "2")
     alone = solve(27, preset("freecell", cells=1), phases=("proof",))
     verdicts = [text for text in out.splitlines() if text.startswith("(b) ")]
-    assert verdicts[1:] == [f"(b) 1-cell deal 27, layered proof alone, 1 thread: {alone.status}",
-                            f"(b) 1-cell deal 27, layered proof alone, 2 threads: {alone.status}"]
+    assert verdicts[1:] == [f"(b) 1-cell deal 27, layered proof alone, {n}: {alone.status}"
+                            for n in ("1 thread", "2 threads")]
     assert out.count(f"positions {alone.expanded:,} |") == 2
     assert "    2 threads against 1: positions/s x" in out
 

@@ -30,6 +30,7 @@ static void proof_key(proof_state *ps, const fcs_pos *p, const column_code *code
     if (to->buckets)
         __builtin_prefetch(&to->buckets[layer_bucket_of(to, k->hash)]);
 }
+
 /* Expand the next unexpanded position of bucket b of the part into the
    batch; 0 when the proof must stop (a limit, or a win it cannot spell out). */
 static int proof_expand(proof_state *ps, uint64_t b)
@@ -200,9 +201,9 @@ static int proof_end_part(proof_state *ps)
 /* A round: visit the part this shard's next entry leads to, with the other
    threads, until all of them are idle, then let it go.  With several
    threads, the round's leader takes the first entry, and a thread with
-   nothing left to do takes its next entry into the same round while the round is
-   small and settled, so tiny parts cost no meeting each, and big ones are
-   gathered one at a time.  0 when the proof must stop. */
+   nothing left to do takes its next entry into the same round while the
+   round is small and settled, so tiny parts cost no meeting each, and big
+   ones are gathered about one at a time.  0 when the proof must stop. */
 static int proof_round(proof_state *ps, int leader)
 {
     proof_store *st = &ps->store;
@@ -324,8 +325,8 @@ static int work_layer(proof_state *ps, int h)
         if (!st->on_disk[h].n)
             proof_forget_seen(st); /* no key is left to skip or sift with it */
         ps->from = 0;
-        while (team_meet(ps->team, st->layers[h].n, st->layers[h].n ? (uint64_t)ps->id : UINT64_MAX, between, ps->common,
-                         &left) && left.sum) {
+        while (team_meet(ps->team, st->layers[h].n, st->layers[h].n ? (uint64_t)ps->id : UINT64_MAX, between,
+                         ps->common, &left) && left.sum) {
             if (!proof_round(ps, (int)left.least))
                 return 0;
             between = round_over;
@@ -400,7 +401,9 @@ static int proof_begin(proof_common *common, int resumed, const fcs_pos *root)
         proof_store *shards[FCS_MAX_THREADS];
         for (i = 0; i < common->team.n; i++)
             shards[i] = &common->threads[i].store;
-        return checkpoint_load(common->pl->checkpoint, common->pl->tag, shards, common->team.n, &h, common->counts) ? h : -1;
+        if (!checkpoint_load(common->pl->checkpoint, common->pl->tag, shards, common->team.n, &h, common->counts))
+            return -1;
+        return h;
     }
     key_code_columns(ps->kc, root, ALL_COLUMNS(ps->kc->r), codes);
     proof_key(ps, root, codes, &kid);
