@@ -27,7 +27,7 @@ from .replay import validate, walk
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
 from .limits import DEFAULT_MAX_STATES, Limits, SolverError
 from .schema import SOLVED, UNKNOWN, UNSOLVABLE
-from .solver import solve_position
+from .solver import MAX_THREADS, solve_position
 from .known import CLAIMS, TIERS, ClaimError
 from .report import FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError
@@ -417,11 +417,14 @@ SOLUTION_TOKENS_PER_LINE = 10
               help="Solve the position in FILE (fc-solve/PySol board text; '-' reads stdin).")
 @rule_options
 @limit_options
+@click.option("--threads", type=click.IntRange(min=1, max=MAX_THREADS), default=1, show_default=True,
+              help="Threads the layered proof runs on (the searches before it use one); the verdict "
+                   "and, with the usual empty-column rule, the positions visited do not depend on it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--show", is_flag=True, help="Print the board after every move of the solution.")
 @click.pass_context
 def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], max_states: int,
-          timeout: Optional[float], as_json: bool, show: bool, **opts: Any) -> None:
+          timeout: Optional[float], threads: int, as_json: bool, show: bool, **opts: Any) -> None:
     """Solve deal NUMBER (or a board) and print the verdict and solution.
 
     A verdict is a proof: "solved" comes with a solution the rules engine
@@ -435,6 +438,7 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
       fcsurvey solve 11982                  # unsolvable with 4 free cells
       fcsurvey solve 11982 --variant relaxed-freecell --show
       fcsurvey solve 617 --cells 3 --json
+      fcsurvey solve 1706 --cells 1 --max-states 50000 --threads 2   # a proof on 2 threads
       fcsurvey solve --board-file position.txt
     """
     if (number is None) == (board_file is None):
@@ -445,7 +449,7 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
         start = parse_board(board_file, rules)
     else:
         start = Position.from_deal(make_deal(number, rules))
-    result = solve_position(start, rules, limits)
+    result = solve_position(start, rules, limits, threads=threads)
     if as_json:
         click.echo(json.dumps({"deal": number, "rules": rules.to_dict(), **result.to_dict()}))
         ctx.exit(EXIT_FOR_STATUS[result.status])

@@ -31,6 +31,9 @@ from .schema import SOLVED
 #: core spaces saves so that they cost at most about 5% of the time).
 CHECKPOINT_EVERY_S = 600.0
 
+#: The most threads one layered proof runs on (``solve(..., threads=N)``).
+MAX_THREADS = _fccore.MAX_THREADS
+
 #: The search keeps room for 13 cards built on a column's dealt cards.
 MAX_DEALT_COLUMN = 19
 
@@ -122,7 +125,7 @@ def _checkpoint_file(checkpoints: Path, tag: bytes) -> Path:
 def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
                    *, replay: bool = True, checkpoints: Optional[Path] = None,
                    checkpoint_every: float = CHECKPOINT_EVERY_S,
-                   phases: Sequence[str] = PHASES) -> Result:
+                   phases: Sequence[str] = PHASES, threads: int = 1) -> Result:
     """Solve from any position; the solution starts from it as given.
 
     With ``replay`` (the default) a solution is believed only after the
@@ -141,13 +144,20 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     the counts of one whole solve between them, resumed or not: the proof alone resumes
     from a checkpoint, and the searches alone always run (a resumed whole solve skips
     them, as the checkpoint holds their counts).
+
+    ``threads`` (1 to :data:`MAX_THREADS`) is how many threads the layered proof runs on;
+    the searches before it run on one.  The verdict does not depend on it, nor, where the
+    parts of a layer are its connected pieces (the usual empty-column rule), the positions
+    visited; a checkpoint saved with any number is resumed with any other.
     """
     if isinstance(phases, str) or not phases or not set(phases) <= set(PHASES):
         raise SolverError(f"phases must be some of {', '.join(PHASES)}, got {phases!r}")
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+        raise SolverError(f"threads must be a whole number from 1 to {MAX_THREADS}, got {threads!r}")
     longest = max(map(len, position.columns), default=0)
     if longest > MAX_DEALT_COLUMN:
         raise SolverError(f"a column holds {longest} cards; the solver takes at most {MAX_DEALT_COLUMN}")
-    saving: Tuple[Any, ...] = ()
+    saving: Tuple[Any, ...] = (None, b"", 0.0)
     if checkpoints is not None:
         tag = checkpoint_tag(position, rules)
         try:
@@ -157,7 +167,7 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
             pass
     raw = _fccore.solve(core_rules(rules), position.columns, position.cells, position.foundations,
                         limits.max_states, limits.timeout or 0.0, sum(_PHASE_BITS[p] for p in set(phases)),
-                        *saving)
+                        *saving, threads)
     raw["phase_counts"] = {name: PhaseCount(**raw["phase_counts"][name]) for name in COUNTED_PHASES}
     result = Result(**raw)
     if replay and result.status == SOLVED:
@@ -169,11 +179,12 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
 
 def solve(deal: Union[int, Deal], rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
           *, replay: bool = True, checkpoints: Optional[Path] = None,
-          checkpoint_every: float = CHECKPOINT_EVERY_S, phases: Sequence[str] = PHASES) -> Result:
+          checkpoint_every: float = CHECKPOINT_EVERY_S, phases: Sequence[str] = PHASES,
+          threads: int = 1) -> Result:
     """Solve a deal number (dealt under ``rules``) or an already dealt layout."""
     layout = deal if isinstance(deal, Deal) else make_deal(deal, rules)
     return solve_position(Position.from_deal(layout), rules, limits, replay=replay, checkpoints=checkpoints,
-                          checkpoint_every=checkpoint_every, phases=phases)
+                          checkpoint_every=checkpoint_every, phases=phases, threads=threads)
 
 
 def solve_board(text: str, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),

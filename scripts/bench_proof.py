@@ -7,6 +7,7 @@ Run from a checkout with the package installed (Issue 25, item 5):
     python scripts/bench_proof.py --part a b --cap-s 300 # the positions/s of the 2- and 1-cell proofs
     python scripts/bench_proof.py --part e --fc-caps 100000 1000000
     python scripts/bench_proof.py --deal 11982 --deals 1-20 --cap-s 60   # a quick look
+    python scripts/bench_proof.py --part a --cap-s 120 --threads 2       # 1 and 2 threads side by side
 
 It prints two lines per part, from one run on this machine: the verdict, then wall
 and CPU time, positions, positions per wall second, peak RSS, peak disk and the load
@@ -17,6 +18,11 @@ average at the part's start and end (the CPU seconds say what the load took away
       --json`` as a subprocess at the default limits, so the figures are the CLI's.
       Wall time, positions (the result's ``states``), positions/s, the peak RSS of the
       process (its VmHWM, sampled) and the peak disk used by the layered proof's spill file.
+      With ``--threads N`` (N > 1) the deal's layered proof also runs alone (from the
+      start, ``solve(..., phases=("proof",), threads=T)``, stopped at the cap), on one
+      thread and then on N; its positions are those it expanded, and a last line gives
+      the ratio of their positions per wall second and the CPU seconds each run got per
+      wall second (what the machine's other load left it).
   (d) 2-cell deals 1-1000 as ``fcsurvey survey 1-1000 --cells 2 --workers 2 --out
       TMP``: wall time, positions summed over the dataset, the deals left undecided
       (status unknown or error, or not reached), the peak RSS of its largest process
@@ -333,6 +339,42 @@ def run_fc_solve(first: int, last: int, cap: int, cap_s: float, base: Path) -> L
     return line
 
 
+#: The layered proof alone, from the deal's start (solve(..., phases=("proof",))), as JSON.
+PROOF_ALONE = ("import json, sys; from fcsurvey.limits import Limits; from fcsurvey.rules import preset; "
+               "from fcsurvey.solver import solve; deal, cells, cap, threads = sys.argv[1:]; "
+               "r = solve(int(deal), preset('freecell', cells=int(cells)), Limits(timeout=float(cap)), "
+               "phases=('proof',), threads=int(threads)); print(json.dumps(r.to_dict()))")
+
+
+def run_proof_alone(part: str, deal: int, cells: int, cap_s: float, base: Path, threads: int) -> Line:
+    """The layered proof of part a, b or c alone, on ``threads`` threads, stopped at cap_s: its
+    positions are those it expanded (it counts the positions it visited only part by part)."""
+    tmp, env = own_tmpdir(base, f"{part}-proof-{threads}")
+    cmd = [sys.executable, "-c", PROOF_ALONE, str(deal), str(cells), f"{cap_s:g}", str(threads)]
+    usage = run_measured(cmd, [tmp], cap_s + GRACE_S, env)
+    line = Line(part, f"{cells}-cell deal {deal}, layered proof alone, {threads} thread{'s' * (threads > 1)}", usage)
+    try:
+        result = json.loads(usage.stdout)
+    except ValueError:
+        line.verdict = f"no result (exit {usage.returncode})"
+        return line
+    line.positions = result["expanded"]
+    line.verdict = result["status"] + (f" ({result['limit']} limit)" if result.get("limit") else "")
+    if result.get("limit") == TIME_LIMIT:
+        line.verdict = f"not finished after {cap_s:g} s ({line.verdict}); positions: expanded"
+    return line
+
+
+def print_speedup(one: Line, many: Line, threads: int) -> None:
+    """The layered proof's positions per wall second on ``threads`` threads against one, and
+    the CPU seconds each run got per wall second (what the machine's other load left it)."""
+    u1, un = one.usage, many.usage
+    if one.positions and many.positions and u1.wall_s and un.wall_s:
+        ratio = many.positions / un.wall_s / (one.positions / u1.wall_s)
+        print(f"    {threads} threads against 1: positions/s x{ratio:.2f}; "
+              f"CPU seconds per wall second {u1.cpu_s / u1.wall_s:.2f} and {un.cpu_s / un.wall_s:.2f}", flush=True)
+
+
 def print_line(line: Line, load_before: str) -> None:
     u = line.usage
     rate = f"{line.positions / u.wall_s:,.0f}/s" if line.positions and u.wall_s else "-"
@@ -354,13 +396,15 @@ def main() -> int:
     parser.add_argument("--deals", default=DEFAULT_DEALS, help="2-cell deals of parts d and e (1-1000)")
     parser.add_argument("--fc-caps", type=int, nargs="+", default=list(DEFAULT_FC_CAPS),
                         help="fc-solve's per-deal --max-iters caps for part e")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="also run the proofs of parts a-c on this many threads, beside one (1)")
     args = parser.parse_args()
     try:
         first, last = parse_deals(args.deals)
     except ValueError:
         parser.error(f"--deals wants FIRST-LAST with 1 <= FIRST <= LAST, not {args.deals!r}")
-    if args.cap_s <= 0 or (args.deal is not None and args.deal < 1) or min(args.fc_caps) < 1:
-        parser.error("--cap-s, --deal and --fc-caps must be positive")
+    if args.cap_s <= 0 or (args.deal is not None and args.deal < 1) or min(args.fc_caps) < 1 or args.threads < 1:
+        parser.error("--cap-s, --deal, --fc-caps and --threads must be positive")
 
     print(f"proof benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
           f"cap {args.cap_s:g} s per part", flush=True)
@@ -373,6 +417,13 @@ def main() -> int:
             if part in PROOFS:
                 deal, cells = PROOFS[part]
                 print_line(run_proof(part, args.deal or deal, cells, args.cap_s, base), before)
+                if args.threads > 1:
+                    runs = []
+                    for threads in (1, args.threads):
+                        before = load()
+                        runs.append(run_proof_alone(part, args.deal or deal, cells, args.cap_s, base, threads))
+                        print_line(runs[-1], before)
+                    print_speedup(*runs, args.threads)
             elif part == "d":
                 print_line(run_survey(first, last, args.cap_s, base), before)
             elif shutil.which(FC_SOLVE_RANGE) is None:

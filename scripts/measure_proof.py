@@ -85,7 +85,7 @@ def build(room_factor: int, disk_factor: Optional[int], workdir: Path) -> Path:
     (workdir / "main.c").write_text(MAIN)
     program = workdir / "measure_proof"
     disk = [f"-DPROOF_DISK={disk_factor}"] if disk_factor else []
-    subprocess.run([compiler, "-O2", *disk, f"-DPROOF_ROOM={room_factor}", "-DFCS_PROOF_TRACE", f"-I{CORE}",
+    subprocess.run([compiler, "-O2", "-pthread", *disk, f"-DPROOF_ROOM={room_factor}", "-DFCS_PROOF_TRACE", f"-I{CORE}",
                     "-o", str(program), str(workdir / "main.c"), *(str(CORE / s) for s in SOURCES), "-lm"],
                    check=True)
     return program

@@ -62,3 +62,14 @@ def test_fc_solve_counts_the_deals_its_cap_leaves_undecided():
     assert "(e) fc-solve 1-5, 2 cells, atomic, --max-iters 100,000: 1 undecided (1 at the cap, 0 unsolvable, 4 solved)" in lines
     figures = [text for text in lines if text.startswith("    wall ")]
     assert figures[0].endswith("| at the cap: 1,2,3,4,5") and figures[1].endswith("| at the cap: 1")
+
+
+def test_threads_run_the_proof_alone_on_one_thread_and_on_n():
+    out = bench("--part", "b", "--deal", "27", "--cap-s", "120", "--threads", "2")
+    alone = solve(27, preset("freecell", cells=1), phases=("proof",))
+    verdicts = [text for text in out.splitlines() if text.startswith("(b) ")]
+    assert verdicts[1:] == [f"(b) 1-cell deal 27, layered proof alone, {n}: {alone.status}"
+                            for n in ("1 thread", "2 threads")]
+    assert out.count(f"positions {alone.expanded:,} |") == 2
+    assert "    2 threads against 1: positions/s x" in out
+

@@ -143,6 +143,11 @@ GROUPS: Dict[str, Tuple[Step, ...]] = {
              expected=("5 solved",)),
         Step("fcsurvey report results/freecell_difficulty_1-1000 --out report/", needs="matplotlib"),
     ),
+    "a proof on threads": (
+        # The same counts as on one thread (tests/golden_counts.json, deal 1706 at 50,000).
+        Step("fcsurvey solve 1706 --cells 1 --max-states 50000 --threads 2", code=1,
+             expected=("unsolvable", "positions: 2,451,693 stored, 2,420,608 expanded")),
+    ),
     "local dask cluster": (
         Step("fcsurvey survey 1-32000 --executor dask", expected=("40 solved",), needs="distributed"),
     ),

@@ -141,6 +141,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     unsigned long long max_states;
     double timeout, every = 0, t0, elapsed;
     unsigned int phases;
+    int threads = 1;
     const char *checkpoint = NULL, *tag = NULL;
     Py_ssize_t tag_len = 0;
     fcs_rules r;
@@ -148,8 +149,8 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     fcs_limits lim;
     fcs_result res;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOKdI|zy#d", &rules_obj, &columns, &cells, &found, &max_states, &timeout,
-                          &phases, &checkpoint, &tag, &tag_len, &every))
+    if (!PyArg_ParseTuple(args, "OOOOKdI|zy#di", &rules_obj, &columns, &cells, &found, &max_states, &timeout,
+                          &phases, &checkpoint, &tag, &tag_len, &every, &threads))
         return NULL;
     if (!parse_rules(rules_obj, &r) ||
         !parse_position(&r, columns, cells, found, MAX_DEALT_LEN, &start))
@@ -157,6 +158,10 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     memset(&lim, 0, sizeof(lim));
     if (!phases || (phases & ~(unsigned)FCS_PHASES_ALL)) {
         PyErr_Format(PyExc_ValueError, "phases must be a non-zero mask of PHASE_SEARCH and PHASE_PROOF");
+        return NULL;
+    }
+    if (threads < 1 || threads > FCS_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads must be 1 to %d, got %d", FCS_MAX_THREADS, threads);
         return NULL;
     }
     if (checkpoint && (!tag || tag_len != FCS_CHECKPOINT_TAG)) {
@@ -170,6 +175,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     lim.max_states = max_states;
     lim.timeout_s = timeout;
     lim.phases = phases;
+    lim.threads = threads;
     t0 = fcs_now_s();
     Py_BEGIN_ALLOW_THREADS
     fcs_solve(&r, &start, &lim, &res);
@@ -294,8 +300,8 @@ static PyMethodDef methods[] = {
     {"deal_range_checksum", py_deal_range_checksum, METH_VARARGS,
      "deal_range_checksum(start, count) -> int: deal a range, return a checksum."},
     {"solve", py_solve, METH_VARARGS,
-     "solve(rules, columns, cells, foundations, max_states, timeout, phases[, checkpoint, tag, every]) -> dict; "
-     "phases: PHASE_SEARCH | PHASE_PROOF."},
+     "solve(rules, columns, cells, foundations, max_states, timeout, phases[, checkpoint, tag, every, threads]) -> "
+     "dict; phases: PHASE_SEARCH | PHASE_PROOF; threads: the layered proof's (checkpoint may be None)."},
     {"legal_moves", py_legal_moves, METH_VARARGS,
      "legal_moves(rules, columns, cells, foundations, single_only[, skip_built]) -> "
      "[(src_kind, src, dst_kind, dst, count)]; kinds 0 column, 1 cell, 2 foundation; "
@@ -314,7 +320,8 @@ PyMODINIT_FUNC PyInit__fccore(void)
 {
     PyObject *m = PyModule_Create(&moduledef);
     if (m && (PyModule_AddIntConstant(m, "PHASE_SEARCH", FCS_PHASE_SEARCH) < 0 ||
-              PyModule_AddIntConstant(m, "PHASE_PROOF", FCS_PHASE_PROOF) < 0)) {
+              PyModule_AddIntConstant(m, "PHASE_PROOF", FCS_PHASE_PROOF) < 0 ||
+              PyModule_AddIntConstant(m, "MAX_THREADS", FCS_MAX_THREADS) < 0)) {
         Py_DECREF(m);
         return NULL;
     }

@@ -9,6 +9,7 @@ enum { FCS_SOLVED = 0, FCS_UNSOLVABLE = 1, FCS_UNKNOWN = 2 };
 enum { FCS_LIMIT_NONE = 0, FCS_LIMIT_STATES = 1, FCS_LIMIT_TIME = 2, FCS_LIMIT_MEMORY = 3, FCS_LIMIT_DISK = 4 };
 
 #define FCS_CHECKPOINT_TAG 32
+#define FCS_MAX_THREADS 64 /* threads one layered proof may run on (proof/team.h) */
 
 /* The phases of a solve, in order: the greedy tries, the complete search
    (which can prove a deal unsolvable when it fits in max_states) with the
@@ -48,6 +49,9 @@ typedef struct {
        else between them runs the searches alone, which end `unknown` with
        the states limit where the proof would start, then the proof alone. */
     unsigned phases;
+    /* Threads the layered proof runs on (0 or 1: one, as in builds before
+       it had threads); the searches before it use one. */
+    int threads;
 } fcs_limits;
 
 typedef struct {

@@ -49,6 +49,11 @@
 #define PROOF_SEEN_SHARE 4    /* parts visited kept until they fill this share of the room: 1/4 */
 #define PROOF_FREE_SHARE 2    /* out of room: spill until this share of it is free: 1/2 */
 #define PROOF_SLACK_SHARE 8   /* give up when the part alone leaves less than this share: 1/8 */
+#define PROOF_RINGS 65536     /* children in flight from one proof thread to the others (48 bytes each) */
+#define PROOF_PUBLISH 256     /* children a thread writes to a ring before it shows them */
+#define PROOF_ROUND 4096      /* with threads, a round takes more entries while its parts hold fewer a thread ... */
+#define PROOF_ROUND_SHARE 16  /* ... and fewer than this share of the room: 1/16, ... */
+#define PROOF_ROUND_OPEN 16   /* ... and its parts have at most this many positions a thread yet to expand */
 #define BUCKET_LOAD 24        /* keys per layer bucket, on average, before one is split (a lookup reads its index) */
 #define BUCKET_GRAIN 32       /* a layer bucket's bytes grow in steps of this */
 #define SLOT_GRAIN 8          /* a layer bucket's index grows in steps of this many slots */

@@ -903,7 +903,7 @@ static int cmd_checkpoint(const char *what, uint32_t n, const char *path, const 
     if (!strcmp(what, "save")) {
         checkpoint_store(&ps, keys, n, &counts);
         printf("save");
-        field("saved", (unsigned long long)checkpoint_save(path, tag, &ps, CHECKPOINT_FIRST, &counts));
+        field("saved", (unsigned long long)checkpoint_save(path, tag, (proof_store *[]){&ps}, 1, CHECKPOINT_FIRST, &counts));
         field("disk_keys", ps.waiting);
         printf("\n");
     } else {
@@ -916,7 +916,7 @@ static int cmd_checkpoint(const char *what, uint32_t n, const char *path, const 
         memset(&loaded_counts, 0, sizeof(loaded_counts));
         printf("load");
         field("matches", (unsigned long long)checkpoint_matches(path, tag));
-        field("loaded", (unsigned long long)checkpoint_load(path, tag, &ps, &first, &loaded_counts));
+        field("loaded", (unsigned long long)checkpoint_load(path, tag, (proof_store *[]){&ps}, 1, &first, &loaded_counts));
         field("limit", (unsigned long long)ps.limit);
         printf("\tfirst=%d", first);
         field("counts_equal", (unsigned long long)same_counts(&counts, &loaded_counts));

@@ -76,13 +76,14 @@ static int save_layer(file_writer *w, proof_store *ps, int number)
     return ok;
 }
 
-int checkpoint_save(const char *path, const uint8_t *tag, proof_store *ps, int first, const fcs_counts *counts)
+int checkpoint_save(const char *path, const uint8_t *tag, proof_store *const *shards, int n_shards, int first,
+                    const fcs_counts *counts)
 {
     char tmp[CHECKPOINT_PATH_MAX];
     checkpoint_header h;
-    file_writer w = {-1, ps->out, 0, 0};
+    file_writer w = {-1, shards[0]->out, 0, 0};
     uint32_t end = CHECKPOINT_END;
-    int l, ok;
+    int l, s, ok;
     if (!temp_name(path, tmp) || (w.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
         return 0;
     memset(&h, 0, sizeof(h));
@@ -91,7 +92,8 @@ int checkpoint_save(const char *path, const uint8_t *tag, proof_store *ps, int f
     h.counts = *counts;
     ok = writer_put(&w, &h, sizeof(h));
     for (l = first; ok && l < PROOF_LAYERS; l++)
-        ok = save_layer(&w, ps, l);
+        for (s = 0; ok && s < n_shards; s++)
+            ok = save_layer(&w, shards[s], l);
     ok = ok && writer_put(&w, &end, sizeof(end)) && writer_flush(&w);
     h.bytes = w.at + w.used; /* the header goes last: until then the file is not taken */
     ok = ok && file_transfer(w.fd, (uint8_t *)&h, sizeof(h), 0, 1) && fsync(w.fd) == 0;
@@ -101,9 +103,9 @@ int checkpoint_save(const char *path, const uint8_t *tag, proof_store *ps, int f
     return ok;
 }
 
-/* Load the keys of the checkpoint's layers, after its header; 0 when the
-   proof must stop (ps->limit says why). */
-static int load_layers(file_reader *r, proof_store *ps, int *first)
+/* Load the keys of the checkpoint's layers, after its header, each into
+   its shard; 0 when the proof must stop (a shard's limit says why). */
+static int load_layers(file_reader *r, proof_store *const *shards, int n_shards, int *first)
 {
     uint32_t number;
     int ok = reader_get(r, &number, sizeof(number));
@@ -115,34 +117,41 @@ static int load_layers(file_reader *r, proof_store *ps, int *first)
         for (k = 0; ok && k < keys; k++) {
             const uint8_t *key;
             uint8_t len;
+            uint64_t hash;
+            proof_store *ps;
             int added;
-            if (reader_key(r, &key, &len) <= 0)
+            if (reader_key(r, &key, &len) <= 0) {
                 ok = 0;
-            else if (!proof_add(ps, &ps->layers[number], key_hash_packed(key, len), key, len, &added))
-                return 0; /* out of room: ps->limit says so */
+                break;
+            }
+            hash = key_hash_packed(key, len);
+            ps = shards[proof_shard_of(hash, n_shards)];
+            if (!proof_add(ps, &ps->layers[number], hash, key, len, &added))
+                return 0; /* out of room: its limit says so */
         }
         ok = ok && reader_get(r, &number, sizeof(number));
     }
     if (!ok)
-        ps->limit = FCS_LIMIT_DISK; /* not what was written */
+        shards[0]->limit = FCS_LIMIT_DISK; /* not what was written */
     return ok;
 }
 
-int checkpoint_load(const char *path, const uint8_t *tag, proof_store *ps, int *first, fcs_counts *counts)
+int checkpoint_load(const char *path, const uint8_t *tag, proof_store *const *shards, int n_shards, int *first,
+                    fcs_counts *counts)
 {
     checkpoint_header h;
-    file_reader r = {-1, ps->in, 0, 0, sizeof(h), 0};
+    file_reader r = {-1, shards[0]->in, 0, 0, sizeof(h), 0};
     int ok;
     *first = PROOF_LAYERS;
     if ((r.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || !header_of(r.fd, tag, &h)) {
         if (r.fd >= 0)
             close(r.fd);
-        ps->limit = FCS_LIMIT_DISK;
+        shards[0]->limit = FCS_LIMIT_DISK;
         return 0;
     }
     *counts = h.counts;
     r.end = h.bytes;
-    ok = load_layers(&r, ps, first);
+    ok = load_layers(&r, shards, n_shards, first);
     close(r.fd);
     return ok;
 }

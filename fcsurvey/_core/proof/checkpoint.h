@@ -13,9 +13,12 @@
    written twice (its layer went to disk twice) is dropped on loading, as
    when a spilled layer comes back.  The file is raw, for this build only:
    the tag, from the caller, names the build as well as the rules and the
-   start.  Layout: the header, then per layer its number (uint32), its key
-   count (uint64) and its keys as spilled (length byte, then bytes), then
-   CHECKPOINT_END. */
+   start.  Layout: the header, then per layer and shard (team.h) the
+   layer's number (uint32), its key count (uint64) and its keys as spilled
+   (length byte, then bytes), then CHECKPOINT_END.  A layer may so come
+   more than once; loading puts each key in its shard of the proof that
+   loads it, so a checkpoint saved by any number of threads is taken by any
+   other number, and one thread writes the layout of older builds. */
 #ifndef FCS_PROOF_CHECKPOINT_H
 #define FCS_PROOF_CHECKPOINT_H
 
@@ -24,13 +27,17 @@
 
 /* Whether `path` is a whole checkpoint with this tag (FCS_CHECKPOINT_TAG bytes). */
 int checkpoint_matches(const char *path, const uint8_t *tag);
-/* Write `counts` and every key of ps's layers from `first` up to `path`;
-   0 if the file could not be written (the proof goes on without it). */
-int checkpoint_save(const char *path, const uint8_t *tag, proof_store *ps, int first, const fcs_counts *counts);
-/* Load the checkpoint's keys into ps's layers and its counts into *counts;
-   *first is the lowest layer holding any.  0 when the proof must stop (a
-   limit, or a file that is not what was written: ps->limit says which). */
-int checkpoint_load(const char *path, const uint8_t *tag, proof_store *ps, int *first, fcs_counts *counts);
+/* Write `counts` and every key of the shards' layers from `first` up to
+   `path`; 0 if the file could not be written (the proof goes on without it). */
+int checkpoint_save(const char *path, const uint8_t *tag, proof_store *const *shards, int n_shards, int first,
+                    const fcs_counts *counts);
+/* Load the checkpoint's keys into the shards' layers (each key into its
+   shard, proof_shard_of) and its counts into *counts; *first is the lowest
+   layer holding any.  0 when the proof must stop (a limit, or a file that
+   is not what was written: the first shard's limit, or the limit of the
+   shard that ran out of room, says which). */
+int checkpoint_load(const char *path, const uint8_t *tag, proof_store *const *shards, int n_shards, int *first,
+                    fcs_counts *counts);
 /* Remove the checkpoint and any half-written one. */
 void checkpoint_remove(const char *path);
 

@@ -1,6 +1,7 @@
-/* The layered proof (proof.h): its layers, its parts, its sweeps. */
+/* The layered proof (proof.h): its layers, its rounds, its sweeps, its threads. */
 #include "proof.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,49 +9,10 @@
 #include "../solution.h"
 #include "checkpoint.h"
 #include "spill.h"
+#include "thread.h"
 
-/* A child waiting for its lookup. */
-typedef struct {
-    uint64_t hash;
-    int layer, len;
-    uint8_t packed[KEY_BYTES_MAX];
-} proof_child;
-
-/* The proof under way.  The layer being worked through holds only its
-   entries, the positions moves from lower layers reached; each is taken out
-   in turn, and the part of the layer it leads to within the layer is
-   gathered in the store's `part`, worked through, then freed, taking out
-   the entries it meets on the way.  With the usual empty-column rule such
-   moves can all be undone, so the parts are the layer's connected pieces
-   and each is visited once; otherwise a part may overlap one gathered
-   before, visited twice.
-
-   A layer's entries can outgrow the room.  Then they come back from disk a
-   slice at a time (PROOF_SLICE_EIGHTHS of the room), and the store may send
-   the slice's unvisited entries back.  An entry still on disk cannot be
-   taken out when a part meets it, so while any are, each finished part goes
-   into `seen`: a key in it is skipped when its slice is loaded, and before
-   `seen` is freed (at PROOF_SEEN_SHARE of the room) the keys on disk are
-   sifted with it: those visited are dropped.  So each part is still visited
-   once, and only a part itself must fit in the room. */
-typedef struct {
-    const fcs_codec *kc;
-    const proof_limits *pl;
-    fcs_counts *counts;
-    proof_store store;
-    proof_child *kids; /* PROOF_BATCH + FCS_MAX_MOVES */
-    int n_kids;
-    double started, saved, gap; /* when the proof began, last saved; how long until the next save */
-    uint64_t visited, most, most_higher; /* in the layer's groups so far, for FCS_PROOF_TRACE */
-} proof_state;
-
-/* Where a child's layer is kept: the current one grows only as its part. */
-static inline proof_layer *home_of(proof_state *ps, int layer)
-{
-    return layer == ps->store.current ? &ps->store.part : &ps->store.layers[layer];
-}
-
-/* Encode and pack p as child k, fetching its bucket's header ahead. */
+/* Encode and pack p as child k, fetching its bucket's header ahead when it
+   belongs to this thread's shard. */
 static void proof_key(proof_state *ps, const fcs_pos *p, const column_code *codes, proof_child *k)
 {
     uint64_t words[KEY_WORDS_MAX + 1];
@@ -60,38 +22,13 @@ static void proof_key(proof_state *ps, const fcs_pos *p, const column_code *code
     key_pack(words, k->len, k->packed);
     k->hash = key_hash_packed(k->packed, k->len);
     k->layer = proof_layer_of(&pairs, p);
+    k->shard = proof_shard_of(k->hash, ps->team->n);
+    ps->open += k->layer == ps->store.current; /* until it is looked up, by this thread or another */
+    if (k->shard != ps->id)
+        return;
     to = home_of(ps, k->layer);
     if (to->buckets)
         __builtin_prefetch(&to->buckets[layer_bucket_of(to, k->hash)]);
-}
-
-/* Look up (and add) the batch's children.  Their buckets' headers were
-   fetched when they were made; fetching every bucket's index first lets
-   those reads overlap instead of each lookup waiting for memory in turn.  A
-   child that is one of the current layer's entries moves to the part: it is
-   visited now.  Only a child new to the part can be one: one met again was
-   taken out when first met. */
-static int proof_flush(proof_state *ps)
-{
-    proof_store *st = &ps->store;
-    int k;
-    for (k = 0; k < ps->n_kids; k++) {
-        const proof_layer *to = home_of(ps, ps->kids[k].layer);
-        const proof_bucket *b = to->buckets ? &to->buckets[layer_bucket_of(to, ps->kids[k].hash)] : NULL;
-        if (b)
-            bucket_prefetch(b);
-    }
-    for (k = 0; k < ps->n_kids; k++) {
-        const proof_child *kid = &ps->kids[k];
-        int added;
-        if (!proof_add(st, home_of(ps, kid->layer), kid->hash, kid->packed, kid->len, &added))
-            return 0;
-        if (added && kid->layer == st->current &&
-            layer_remove(&st->layers[st->current], kid->hash, kid->packed, kid->len))
-            st->live--;
-    }
-    ps->n_kids = 0;
-    return 1;
 }
 
 /* Expand the next unexpanded position of bucket b of the part into the
@@ -109,7 +46,8 @@ static int proof_expand(proof_state *ps, uint64_t b)
 
     key_unpack(at.key, bucket_len(bucket, &at), words);
     bucket->done++; /* before any child can split this bucket */
-    ps->counts->expanded++;
+    ps->expanded++;
+    ps->open--;
     key_decode(ps->kc, words, &p, codes);
     n = fcs_legal_moves(r, &p, r->sequence != SEQ_UNLIMITED ? FCS_MOVES_SINGLE : 0, moves);
     for (k = 0; k < n; k++) {
@@ -122,34 +60,56 @@ static int proof_expand(proof_state *ps, uint64_t b)
     return ps->n_kids < PROOF_BATCH || proof_flush(ps);
 }
 
-/* Work through the part, bucket by bucket, expanding what each holds
-   unexpanded, until a sweep finds nothing left: children landing in a
-   bucket already swept wait for the next sweep.  0 when the proof must stop. */
+/* Every TIME_CHECK_EVERY positions expanded: whether the deadline passed
+   or another thread stopped the proof. */
+static int proof_should_stop(proof_state *ps)
+{
+    if (ps->expanded % TIME_CHECK_EVERY)
+        return 0;
+    if (ps->pl->deadline && fcs_now_s() > ps->pl->deadline) {
+        ps->store.limit = FCS_LIMIT_TIME;
+        return 1;
+    }
+    return team_stopped(ps->team);
+}
+
+/* Tell the others how this thread's round goes (round_small). */
+static void proof_tell(proof_state *ps)
+{
+    atomic_store_explicit(&ps->told_size, ps->store.part.n, memory_order_relaxed);
+    atomic_store_explicit(&ps->told_open, ps->open, memory_order_relaxed);
+}
+
+/* Work through this shard's part, bucket by bucket, expanding what each
+   holds unexpanded, until a sweep finds nothing left and nothing came from
+   the other threads: children landing in a bucket already swept wait for
+   the next sweep.  0 when the proof must stop. */
 static int proof_sweep_part(proof_state *ps)
 {
     proof_layer *part = &ps->store.part;
     int swept = 0;
     while (!swept) {
-        uint64_t b;
+        uint64_t b, received = ps->received;
         swept = 1;
         for (b = 0; b < part->n_buckets; b++)
             while (part->buckets[b].done < part->buckets[b].n) {
                 swept = 0;
-                if (ps->pl->deadline && (ps->counts->expanded % TIME_CHECK_EVERY) == 0 &&
-                    fcs_now_s() > ps->pl->deadline) {
-                    ps->store.limit = FCS_LIMIT_TIME;
+                if (proof_should_stop(ps) || !proof_expand(ps, b))
                     return 0;
-                }
-                if (!proof_expand(ps, b))
-                    return 0;
+                if (ps->team->n > 1)
+                    proof_tell(ps);
             }
         if (!proof_flush(ps))
             return 0;
+        if (ps->received != received)
+            swept = 0;
+        if (ps->team->n > 1)
+            proof_tell(ps);
     }
     return 1;
 }
 
-/* Take the current layer's next entry out and into the (empty) part. */
+/* Take the current layer's next entry out and into the part. */
 static int proof_next_entry(proof_state *ps, uint64_t *from)
 {
     proof_layer *l = &ps->store.layers[ps->store.current];
@@ -164,128 +124,375 @@ static int proof_next_entry(proof_state *ps, uint64_t *from)
     memcpy(kid->packed, at.key, (size_t)kid->len);
     kid->hash = key_hash_packed(kid->packed, kid->len);
     kid->layer = ps->store.current;
+    kid->shard = ps->id;
+    ps->open++;
     ps->n_kids = 1;
     return proof_flush(ps);
 }
 
-/* Between parts, when it is time: save a checkpoint.  What is left of the
-   current layer is unvisited once the keys on disk are sifted with the
-   parts visited.  A save waits at least CHECKPOINT_SPACING times as long as
-   the last one took.  0 when the proof must stop. */
-static int maybe_save(proof_state *ps)
+/* Whether to take another entry into the round (each thread's counts as
+   it last told them): when the round is still small (the parts of all
+   shards together hold fewer than PROOF_ROUND positions a thread, and
+   fewer than a PROOF_ROUND_SHARE of the room) and settled (at most
+   PROOF_ROUND_OPEN positions a thread of the parts under way are yet to be
+   expanded or in flight: they are about done, so their union stays about
+   as big as the biggest of them, as in one thread's parts). */
+static int round_small(proof_state *ps)
 {
-    proof_store *st = &ps->store;
-    fcs_counts counts;
-    double began = fcs_now_s();
-    if (!ps->pl->checkpoint || began - ps->saved < ps->gap)
-        return 1;
-    if (st->seen.n && !proof_sift_disk(st, st->current))
-        return 0;
-    counts = *ps->counts;
-    counts.phase[FCS_LAYERED_PROOF].time_s += began - ps->started;
-    /* if the disk will not take it, the proof goes on without */
-    checkpoint_save(ps->pl->checkpoint, ps->pl->tag, st, st->current, &counts);
-    ps->saved = fcs_now_s();
-    ps->gap = ps->pl->checkpoint_every_s > CHECKPOINT_SPACING * (ps->saved - began)
-                  ? ps->pl->checkpoint_every_s : CHECKPOINT_SPACING * (ps->saved - began);
-    return 1;
+    const proof_common *common = ps->common;
+    const int n = ps->team->n;
+    uint64_t room = ps->store.room * (uint64_t)n, size = 0;
+    int64_t open = 0;
+    int i;
+    proof_tell(ps);
+    for (i = 0; i < n; i++) {
+        size += atomic_load_explicit(&common->threads[i].told_size, memory_order_relaxed);
+        open += atomic_load_explicit(&common->threads[i].told_open, memory_order_relaxed);
+    }
+    return open <= PROOF_ROUND_OPEN * n && size < PROOF_ROUND * (uint64_t)n && size < room / PROOF_ROUND_SHARE;
 }
 
-/* Visit the part the current layer's next entry leads to, then let the
-   part go (into `seen` while the layer has keys on disk); 0 when the proof
-   must stop. */
-static int proof_part(proof_state *ps, uint64_t *from)
+/* Nothing left to do but what the other threads may send: wait for it, or
+   until the round is small and settled enough to take another entry (0),
+   or for the round's end, when every thread is idle and nothing is in
+   flight (1); -1 when the proof stops.  An idle thread becomes busy again
+   only while the team's work is above 0 (mail counts in it until taken),
+   so once it is 0 it stays 0. */
+static int proof_idle(proof_state *ps)
+{
+    proof_team *t = ps->team;
+    const proof_layer *entries = &ps->store.layers[ps->store.current];
+    atomic_fetch_sub(&t->work, 1);
+    for (;;) {
+        int64_t work = atomic_load(&t->work);
+        if (team_stopped(t))
+            return -1;
+        if (proof_mail(ps)) { /* what it was sent counts in work until taken: the round goes on */
+            atomic_fetch_add(&t->work, 1);
+            return 0;
+        }
+        if (!work)
+            return 1;
+        if (entries->n && round_small(ps) && atomic_compare_exchange_strong(&t->work, &work, work + 1))
+            return 0;
+        sched_yield();
+    }
+}
+
+/* This shard's part of a round is over: count it, and let it go (into
+   `seen` while this shard has keys of the layer on disk). */
+static int proof_end_part(proof_state *ps)
 {
     proof_store *st = &ps->store;
     int h = st->current;
-    st->sweeping = 1;
-    if (!proof_next_entry(ps, from) || !proof_sweep_part(ps))
-        return 0;
     st->sweeping = 0;
-    ps->visited += st->part.n;
-    ps->counts->phase[FCS_LAYERED_PROOF].states += st->part.n;
-    if (st->live > ps->most) { /* a part's end: nothing held goes before */
-        ps->most = st->live;
-        ps->most_higher = st->live - st->part.n - st->seen.n - st->layers[h].n;
-    }
+    ps->open = 0;
+    ps->states += st->part.n;
+    ps->held = st->live; /* a part's end: nothing held goes before */
+    ps->held_higher = st->live - st->part.n - st->seen.n - st->layers[h].n;
     if (!st->on_disk[h].n) {
         st->live -= st->part.n;
         layer_free(&st->part);
-    } else if (!proof_merge_part(st) || (st->seen.n > st->room / PROOF_SEEN_SHARE && !proof_sift_disk(st, h))) {
-        return 0;
+        return 1;
     }
-    return maybe_save(ps);
+    return proof_merge_part(st) && (st->seen.n <= st->room / PROOF_SEEN_SHARE || proof_sift_disk(st, h));
 }
 
-/* Work through layer h's entries, a slice at a time; 0 when the proof must stop. */
+/* A round: visit the part this shard's next entry leads to, with the other
+   threads, until all of them are idle, then let it go.  With several
+   threads, the round's leader takes the first entry, and a thread with
+   nothing left to do takes its next entry into the same round while the
+   round is small and settled, so tiny parts cost no meeting each, and big
+   ones are gathered about one at a time.  0 when the proof must stop. */
+static int proof_round(proof_state *ps, int leader)
+{
+    proof_store *st = &ps->store;
+    const proof_layer *entries = &st->layers[st->current];
+    st->sweeping = 1;
+    if (entries->n && (ps->id == leader || ps->team->n == 1) && !proof_next_entry(ps, &ps->from))
+        return 0;
+    for (;;) {
+        int idle;
+        if (!proof_sweep_part(ps))
+            return 0;
+        if (ps->team->n == 1)
+            break;
+        if (entries->n && round_small(ps)) {
+            if (!proof_next_entry(ps, &ps->from))
+                return 0;
+            continue;
+        }
+        if ((idle = proof_idle(ps)) < 0)
+            return 0;
+        if (idle)
+            break;
+    }
+    return proof_end_part(ps);
+}
+
+/* Fold what the threads counted into the proof's counts. */
+static void proof_fold(proof_common *common)
+{
+    fcs_counts *counts = common->counts;
+    int i;
+    counts->expanded = 0;
+    for (i = 0; i < common->team.n; i++) {
+        proof_state *ps = &common->threads[i];
+        counts->expanded += ps->expanded;
+        counts->phase[FCS_LAYERED_PROOF].states += ps->states;
+        common->visited += ps->states;
+        ps->states = 0;
+    }
+}
+
+/* Between rounds, when it is time: save a checkpoint.  What is left of the
+   current layer is unvisited once the keys on disk are sifted with the
+   parts visited.  A save waits at least CHECKPOINT_SPACING times as long as
+   the last one took.  0 when the proof must stop. */
+static int maybe_save(proof_common *common)
+{
+    proof_store *shards[FCS_MAX_THREADS];
+    fcs_counts counts;
+    double began = fcs_now_s();
+    int i;
+    if (!common->pl->checkpoint || began - common->saved < common->gap)
+        return 1;
+    for (i = 0; i < common->team.n; i++) {
+        proof_store *st = shards[i] = &common->threads[i].store;
+        if (st->seen.n && !proof_sift_disk(st, st->current)) {
+            team_stop(&common->team, st->limit);
+            return 0;
+        }
+    }
+    counts = *common->counts;
+    counts.phase[FCS_LAYERED_PROOF].time_s += began - common->started;
+    /* if the disk will not take it, the proof goes on without */
+    checkpoint_save(common->pl->checkpoint, common->pl->tag, shards, common->team.n, shards[0]->current, &counts);
+    common->saved = fcs_now_s();
+    common->gap = common->pl->checkpoint_every_s > CHECKPOINT_SPACING * (common->saved - began)
+                   ? common->pl->checkpoint_every_s : CHECKPOINT_SPACING * (common->saved - began);
+    return 1;
+}
+
+/* Before a round, every thread waiting: each is at work, and the leader
+   (totals->least, the first thread with entries left) is about to take
+   one, whose part none can tell the size of yet. */
+static int round_ready(void *arg, const team_totals *totals)
+{
+    proof_common *common = arg;
+    int i;
+    for (i = 0; i < common->team.n; i++) {
+        proof_state *ps = &common->threads[i];
+        atomic_store_explicit(&ps->told_size, 0, memory_order_relaxed);
+        atomic_store_explicit(&ps->told_open, (uint64_t)i == totals->least ? INT64_MAX / 2 : 0, memory_order_relaxed);
+    }
+    atomic_store(&common->team.work, common->team.n);
+    return 1;
+}
+
+/* Between rounds, every thread waiting: count what they visited, save a
+   checkpoint when it is time, and make ready for the next round. */
+static int round_over(void *arg, const team_totals *totals)
+{
+    proof_common *common = arg;
+    uint64_t held = 0, higher = 0;
+    int i;
+    proof_fold(common);
+    for (i = 0; i < common->team.n; i++) {
+        held += common->threads[i].held;
+        higher += common->threads[i].held_higher;
+    }
+    if (held > common->most) {
+        common->most = held;
+        common->most_higher = higher;
+    }
+    return maybe_save(common) && round_ready(arg, totals);
+}
+
+/* Work through layer h's entries, a slice at a time, in rounds; 0 when the
+   proof must stop.  The threads meet before each slice and each round, to
+   agree on whether any thread has entries left. */
 static int work_layer(proof_state *ps, int h)
 {
     proof_store *st = &ps->store;
     uint64_t slice = st->room / 8 * PROOF_SLICE_EIGHTHS + 1; /* at least one, so each slice gets somewhere */
+    team_totals left;
     st->current = h;
-    while (st->layers[h].n || st->on_disk[h].n) {
-        uint64_t from = 0;
+    while (team_meet(ps->team, st->layers[h].n + st->on_disk[h].n, UINT64_MAX, NULL, NULL, &left) && left.sum) {
+        int (*between)(void *, const team_totals *) = round_ready;
         if (!proof_load_layer(st, h, slice))
             return 0;
         if (!st->on_disk[h].n)
             proof_forget_seen(st); /* no key is left to skip or sift with it */
-        while (st->layers[h].n)
-            if (!proof_part(ps, &from))
+        ps->from = 0;
+        while (team_meet(ps->team, st->layers[h].n, st->layers[h].n ? (uint64_t)ps->id : UINT64_MAX, between,
+                         ps->common, &left) && left.sum) {
+            if (!proof_round(ps, (int)left.least))
                 return 0;
+            between = round_over;
+        }
+        if (team_stopped(ps->team))
+            return 0;
         layer_free(&st->layers[h]);
     }
-    if (h % PROOF_GROUPS == PROOF_GROUPS - 1) { /* the last group of its layer */
+    return !team_stopped(ps->team);
+}
+
+/* After a group, every thread waiting (totals.least is the next one):
+   when it was its layer's last, trace what the layer held. */
+static int layer_over(void *arg, const team_totals *totals)
+{
+    proof_common *common = arg;
+    int h = common->threads[0].store.current;
+    if ((uint64_t)(h / PROOF_GROUPS) == totals->least / PROOF_GROUPS)
+        return 1;
 #ifdef FCS_PROOF_TRACE /* scripts/measure_proof.py: what each layer held */
-        if (ps->visited)
-            fprintf(stderr, "layer %d/%d: %llu positions; most held at once: %llu (%llu in higher layers); "
-                    "visited so far: %llu; spilled so far: %llu\n", h / PROOF_GROUPS / (FCS_CARDS + 1),
-                    h / PROOF_GROUPS % (FCS_CARDS + 1), (unsigned long long)ps->visited,
-                    (unsigned long long)ps->most, (unsigned long long)ps->most_higher,
-                    (unsigned long long)ps->counts->phase[FCS_LAYERED_PROOF].states,
-                    (unsigned long long)st->spilled);
-#endif
-        ps->visited = ps->most = ps->most_higher = 0;
+    if (common->visited) {
+        uint64_t spilled = 0;
+        int i;
+        for (i = 0; i < common->team.n; i++)
+            spilled += common->threads[i].store.spilled;
+        fprintf(stderr, "layer %d/%d: %llu positions; most held at once: %llu (%llu in higher layers); "
+                "visited so far: %llu; spilled so far: %llu\n", h / PROOF_GROUPS / (FCS_CARDS + 1),
+                h / PROOF_GROUPS % (FCS_CARDS + 1), (unsigned long long)common->visited,
+                (unsigned long long)common->most, (unsigned long long)common->most_higher,
+                (unsigned long long)common->counts->phase[FCS_LAYERED_PROOF].states, (unsigned long long)spilled);
     }
+#endif
+    common->visited = common->most = common->most_higher = 0;
     return 1;
+}
+
+/* The lowest layer above h with keys in this shard, in memory or on disk. */
+static int next_layer(const proof_store *st, int h)
+{
+    for (h++; h < PROOF_LAYERS && !st->layers[h].n && !st->on_disk[h].n; h++)
+        ;
+    return h;
+}
+
+/* One thread's proof, layer by layer from the first, the threads going on
+   together with the lowest layer any of them holds keys of. */
+static void *proof_thread(void *arg)
+{
+    proof_state *ps = arg;
+    team_totals next;
+    int h = ps->common->first;
+    while (h < PROOF_LAYERS) {
+        if (!work_layer(ps, h) ||
+            !team_meet(ps->team, 0, (uint64_t)next_layer(&ps->store, h), layer_over, ps->common, &next)) {
+            team_stop(ps->team, ps->store.limit); /* kept only if it is the first */
+            break;
+        }
+        h = (int)next.least;
+    }
+    return NULL;
 }
 
 /* The layer to begin with: the root's, or the checkpoint's lowest; -1 when
    the proof must stop. */
-static int proof_begin(proof_state *ps, int resumed, const fcs_pos *root)
+static int proof_begin(proof_common *common, int resumed, const fcs_pos *root)
 {
+    proof_state *ps = &common->threads[0], *owner;
     column_code codes[FCS_MAX_COLS];
-    int h;
-    if (resumed)
-        return checkpoint_load(ps->pl->checkpoint, ps->pl->tag, &ps->store, &h, ps->counts) ? h : -1;
+    proof_child kid;
+    int h, i;
+    if (resumed) {
+        proof_store *shards[FCS_MAX_THREADS];
+        for (i = 0; i < common->team.n; i++)
+            shards[i] = &common->threads[i].store;
+        if (!checkpoint_load(common->pl->checkpoint, common->pl->tag, shards, common->team.n, &h, common->counts))
+            return -1;
+        return h;
+    }
     key_code_columns(ps->kc, root, ALL_COLUMNS(ps->kc->r), codes);
-    proof_key(ps, root, codes, &ps->kids[ps->n_kids++]);
-    h = ps->kids[0].layer;
-    return proof_flush(ps) ? h : -1;
+    proof_key(ps, root, codes, &kid);
+    owner = &common->threads[kid.shard];
+    owner->kids[owner->n_kids++] = kid;
+    return proof_flush(owner) ? kid.layer : -1;
+}
+
+/* Set up what the threads share and their threads' shards, each with its share of the
+   room; 0 when out of memory. */
+static int proof_setup(proof_common *common, const fcs_codec *kc, const proof_limits *pl, fcs_counts *counts)
+{
+    int i, n = pl->threads < 1 ? 1 : pl->threads > FCS_MAX_THREADS ? FCS_MAX_THREADS : pl->threads;
+    memset(common, 0, sizeof(*common));
+    common->pl = pl;
+    common->counts = counts;
+    common->started = common->saved = fcs_now_s();
+    common->gap = pl->checkpoint_every_s;
+    /* aligned as its type asks (its counts for the others sit on a cache line of their own) */
+    if (!(common->threads = aligned_alloc(_Alignof(proof_state), sizeof(proof_state) * (size_t)n)) ||
+        !team_init(&common->team, n))
+        return 0;
+    memset(common->threads, 0, sizeof(proof_state) * (size_t)n);
+    for (i = 0; i < n; i++) {
+        proof_state *ps = &common->threads[i];
+        ps->kc = kc;
+        ps->pl = pl;
+        ps->common = common;
+        ps->team = &common->team;
+        ps->id = i;
+        ps->kids = malloc(sizeof(proof_child) * (PROOF_BATCH + FCS_MAX_MOVES));
+        common->made++;
+        if (!proof_store_init(&ps->store, pl->room / (uint64_t)n) || !ps->kids)
+            return 0;
+    }
+    return 1;
+}
+
+/* The first limit a shard of a proof that did not begin ran into. */
+static int begin_limit(const proof_common *common)
+{
+    int i;
+    for (i = 0; i < common->made; i++)
+        if (common->threads[i].store.limit)
+            return common->threads[i].store.limit;
+    return FCS_LIMIT_MEMORY;
+}
+
+/* Run the proof's threads: the caller's is the first. */
+static void proof_threads(proof_common *common)
+{
+    pthread_t ids[FCS_MAX_THREADS];
+    int i, made = 1;
+    for (; made < common->team.n; made++)
+        if (pthread_create(&ids[made], NULL, proof_thread, &common->threads[made]) != 0) {
+            team_stop(&common->team, FCS_LIMIT_MEMORY);
+            break;
+        }
+    proof_thread(&common->threads[0]);
+    for (i = 1; i < made; i++)
+        pthread_join(ids[i], NULL);
 }
 
 int layered_proof(const fcs_codec *kc, const proof_limits *pl, int resumed, const fcs_pos *root, fcs_counts *counts,
                   int *limit)
 {
-    proof_state ps;
-    int h = -1, proved;
+    proof_common common;
+    int i, h = -1, proved = 0;
 
-    memset(&ps, 0, sizeof(ps));
-    ps.kc = kc;
-    ps.pl = pl;
-    ps.counts = counts;
-    ps.started = ps.saved = fcs_now_s();
-    ps.gap = pl->checkpoint_every_s;
-    ps.kids = malloc(sizeof(proof_child) * (PROOF_BATCH + FCS_MAX_MOVES));
-    if (!proof_store_init(&ps.store, pl->room) || !ps.kids)
-        ps.store.limit = FCS_LIMIT_MEMORY;
-    else if ((h = proof_begin(&ps, resumed, root)) >= 0)
-        while (h < PROOF_LAYERS && work_layer(&ps, h))
-            h++;
-    proved = h == PROOF_LAYERS;
-    *limit = proved ? 0 : ps.store.limit;
+    if (!proof_setup(&common, kc, pl, counts)) {
+        *limit = FCS_LIMIT_MEMORY;
+    } else if ((h = proof_begin(&common, resumed, root)) < 0) {
+        *limit = begin_limit(&common);
+    } else {
+        common.first = h;
+        common.threads[0].expanded = counts->expanded;
+        proof_threads(&common);
+        proof_fold(&common);
+        proved = !team_stopped(&common.team);
+        *limit = proved ? 0 : common.team.limit;
+    }
     if (pl->checkpoint)
         checkpoint_remove(pl->checkpoint);
-    proof_store_free(&ps.store);
-    free(ps.kids);
+    for (i = 0; i < common.made; i++) {
+        proof_store_free(&common.threads[i].store);
+        free(common.threads[i].kids);
+    }
+    free(common.threads);
+    if (common.team.n)
+        team_free(&common.team);
     return proved;
 }

@@ -28,6 +28,7 @@ typedef struct {
     const char *checkpoint; /* its checkpoint file, or NULL */
     const uint8_t *tag;    /* the checkpoint's tag */
     double checkpoint_every_s;
+    int threads;           /* threads it runs on (1 to FCS_MAX_THREADS; fewer than 1: one) */
 } proof_limits;
 
 /* Visit every position reachable from root (or, when `resumed`, from the

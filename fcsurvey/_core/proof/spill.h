@@ -23,6 +23,15 @@
    columns hold, then its cards home, then its group. */
 #define PROOF_LAYERS (FCS_CARDS * (FCS_CARDS + 1) * PROOF_GROUPS)
 
+/* The shard (of n, one per thread of the proof: team.h) that holds a key
+   with this hash: its bits 32 to 55, which pick no bucket (the low bits do)
+   and make no fingerprint (the top 8 do), so every shard's layers fill all
+   their buckets. */
+static inline int proof_shard_of(uint64_t hash, int n)
+{
+    return (int)((((hash >> 32) & 0xFFFFFFu) * (uint64_t)n) >> 24);
+}
+
 /* Where one spilled batch of a layer's keys lies in the spill file. */
 typedef struct {
     uint64_t offset, bytes, keys;
