@@ -149,10 +149,19 @@ def test_the_layered_proof_decides_what_the_complete_search_has_no_room_for():
     # single cards only, no paths, and frees each layer when it is done.
     result = solve(11982, limits=Limits(max_states=30_000))
     assert (result.status, result.limit) == (UNSOLVABLE, None)
-    # With foundation return, cards can come off the foundations, so there are no layers:
-    # no layered proof, and the limit stands.
-    back = solve(11982, preset("freecell", foundation_return=True), Limits(max_states=30_000))
-    assert (back.status, back.limit) == (UNKNOWN, "states")
+    assert result.phase_counts["layered_proof"].states > 0
+
+
+def test_the_layered_proof_decides_foundation_return_by_the_pairs_alone():
+    # With foundation return cards come back down, so cards home are no layer; the
+    # out-of-order pairs still only go, and they alone layer the proof.  11982 with room for
+    # 10,000 positions: the complete search runs out of room, the layered proof visits
+    # 61,643 positions and proves it unsolvable (as the complete search does with room).
+    rules = preset("freecell", foundation_return=True)
+    result = solve(11982, rules, Limits(max_states=10_000))
+    assert (result.status, result.limit) == (UNSOLVABLE, None)
+    assert phase_states(result) == golden_phases("deal 11982, foundation return, max_states 10000")
+    assert solve(11982, rules).phase_counts["layered_proof"].states == 0
 
 
 def test_the_layered_proof_writes_waiting_layers_to_a_file_that_goes_with_it(tmp_path, monkeypatch):

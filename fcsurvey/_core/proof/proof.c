@@ -59,7 +59,7 @@ static void proof_key(proof_state *ps, const fcs_pos *p, const column_code *code
     k->len = (key_encode_coded(ps->kc, p, codes, words, NULL, &pairs) + 7) / 8;
     key_pack(words, k->len, k->packed);
     k->hash = key_hash_packed(k->packed, k->len);
-    k->layer = proof_layer_of(&pairs, p);
+    k->layer = proof_layer_of(ps->kc->r, &pairs, p);
     to = home_of(ps, k->layer);
     if (to->buckets)
         __builtin_prefetch(&to->buckets[layer_bucket_of(to, k->hash)]);
