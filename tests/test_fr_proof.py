@@ -11,6 +11,9 @@ that can be won it must never prove anything.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from typing import Iterator, List, Optional, Tuple
 
 import pytest
@@ -22,7 +25,7 @@ from fcsurvey.limits import Limits
 from fcsurvey.replay import walk
 from fcsurvey.rules import PRESETS, Rules, preset
 from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
-from fcsurvey.solver import PROOF, SEARCH, solve, solve_position
+from fcsurvey.solver import PROOF, SEARCH, checkpoint_path, solve, solve_position
 
 #: Room for both: the searches decide almost every case below within it.
 ROOM = Limits(max_states=100_000)
@@ -122,3 +125,32 @@ def test_the_foundation_return_proof_visits_every_position_the_engine_reaches():
              for visited in [solve(number, rules, ROOM, phases=(PROOF,)).phase_counts["layered_proof"].states]
              if visited < reached]
     assert fewer == []
+
+
+def test_a_killed_foundation_return_proof_goes_on_from_its_checkpoint(tmp_path, monkeypatch):
+    # 4-cell deal 2852003 with foundation return: the proof alone, room for 200,000 positions,
+    # visits its 997,993 (a second or two), killed once its checkpoint passes 1 MB (some
+    # 70,000 keys); resumed, it ends as a fresh proof does, with the same counts.  The tag
+    # holds the rules, so the file is not one a proof without foundation return would look for.
+    rules, limits = preset("freecell", foundation_return=True), Limits(max_states=50_000)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    start = Position.from_deal(deal(2852003, rules))
+    saved = checkpoint_path(tmp_path / "proofs", start, rules)
+    assert saved != checkpoint_path(tmp_path / "proofs", start, rules.replace(foundation_return=False))
+    code = ("from fcsurvey.limits import Limits; from fcsurvey.rules import preset; "
+            "from fcsurvey.solver import solve; "
+            "solve(2852003, preset('freecell', foundation_return=True), Limits(max_states=50000), "
+            f"checkpoints={str(saved.parent)!r}, checkpoint_every=0.05, phases=('proof',))")
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    deadline = time.monotonic() + 60
+    while not (saved.exists() and saved.stat().st_size > 1_000_000):
+        assert proc.poll() is None and time.monotonic() < deadline, "no checkpoint while it ran"
+        time.sleep(0.005)
+    proc.kill()
+    proc.wait()
+    resumed = solve(2852003, rules, limits, checkpoints=saved.parent, phases=(PROOF,))
+    fresh = solve(2852003, rules, limits, phases=(PROOF,))
+    assert (resumed.status, resumed.resumed, fresh.status, fresh.resumed) == (UNSOLVABLE, True, UNSOLVABLE, False)
+    assert (resumed.states, resumed.expanded) == (fresh.states, fresh.expanded)
+    assert fresh.phase_counts["layered_proof"].states == 997_993
+    assert list(saved.parent.iterdir()) == []
