@@ -59,7 +59,10 @@ int layered_proof(const fcs_codec *kc, const proof_limits *pl, int resumed, cons
    layer splits into PROOF_GROUPS groups by a hash of the two (of the pairs
    alone with foundation return), worked through one after the other: only
    the group under way must stay in memory, the others wait their turn, on
-   disk if need be. */
+   disk if need be.  With foundation return a move within a layer cannot
+   always be undone (a card autoplay sent home after it goes straight back
+   if brought down), so a part (proof.c) need not be a whole connected piece
+   and may be visited twice: time, not soundness. */
 static inline int proof_layer_of(const fcs_rules *r, const dealt_pairs *pairs, const fcs_pos *p)
 {
     uint64_t h = pairs->which;
