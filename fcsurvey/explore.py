@@ -1,8 +1,8 @@
 """Beyond the published record: ``fcsurvey verify --explore``.
 
 ``foundation-return`` takes the deals unsolvable with 4 cells (standard rules), those below
-a tier's bound or those of a range, and solves them again with foundation return on, each verdict a proof: a solution the rules engine
-replays to a win, or an exhaustive search.  Its survey lives in verify's cache like a
+a tier's bound or those of a range, and solves them again with foundation return on, each
+verdict a proof: a solution the rules engine replays to a win, or an exhaustive search.  Its survey lives in verify's cache like a
 claim's, so an interrupted exploration resumes.
 """
 
