@@ -19,7 +19,7 @@ import click
 from . import __version__
 from .cards import card_text
 from .deals import deal as make_deal
-from .dealset import TEXT_ENCODING, DealError, check_deal_number, requested_deals
+from .dealset import TEXT_ENCODING, DealError, check_deal_number, parse_deals, requested_deals
 from .engine import Position
 from .executors import DaskExecutor, ExecutorError, check_scheduler_address, import_distributed
 from .notation import NotationError, format_board, format_solution, parse_board, parse_solution
@@ -32,7 +32,8 @@ from .known import CLAIMS, TIERS, ClaimError
 from .report import FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError
 from .console import ConsoleError, console_progress, setup_logging
-from .explore import EXPLORATIONS, explore_deals, explore_foundation_return, explore_markdown, explore_text
+from .explore import (EXPLORATIONS, ExploreError, explore_deals, explore_foundation_return, explore_markdown,
+                      explore_text)
 from .summary import summarize, summary_text
 from .survey import DEFAULT_CHUNK_SIZE, Survey, SurveyError, default_out
 from .verify import CACHE_DIR, check_all, claims_text, select, table_markdown, table_text
@@ -44,7 +45,7 @@ OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 #: Library errors that mean "the user asked for something impossible".
 BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError, NotationError, SolverError, ClaimError,
-                    ExecutorError, ReportError, ConsoleError)
+                    ExecutorError, ReportError, ConsoleError, ExploreError)
 
 
 class DealNumber(click.ParamType):
@@ -488,11 +489,16 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
 @click.option("--list", "list_claims", is_flag=True, help="List the claims with their tiers and sources.")
 @click.option("--explore", type=click.Choice(EXPLORATIONS), default=None,
               help="Instead of claims, re-solve the deals unsolvable with 4 cells below 1,000,000 "
-                   "(10,000,000 with --tier full) with foundation return, with proofs both ways.")
+                   "(10,000,000 with --tier full, or those of --deals) with foundation return, with "
+                   "proofs both ways.")
+@click.option("--deals", "explore_among", metavar="DEALS", default=None,
+              help="With --explore: re-solve the deals of DEALS (a number, range or comma list, as "
+                   "survey takes) that are unsolvable with 4 cells, instead of the tier's; "
+                   "1-100000000 holds 1,282.")
 @click.pass_context
 def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], datasets: tuple[Path, ...],
            workers: Optional[int], cache: Path, report: Optional[Path], list_claims: bool,
-           explore: Optional[str]) -> None:
+           explore: Optional[str], explore_among: Optional[str]) -> None:
     """Check fcsurvey against the published FreeCell record.
 
     Each claim (e.g. "exactly eight deals below 1,000,000 are unsolvable")
@@ -510,6 +516,7 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
       fcsurvey verify --claim 4cells-1-1000000 --workers 8
       fcsurvey verify --dataset results/freecell_1-32000
       fcsurvey verify --explore foundation-return --tier full
+      fcsurvey verify --explore foundation-return --deals 1-100000000 --workers 1
     """
     if list_claims:
         click.echo(claims_text(CLAIMS))
@@ -517,10 +524,15 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
     started = time.monotonic()
     options = dict(cache=cache, workers=workers, progress=console_progress,
                    say=lambda line: click.echo(line, err=True))
+    if explore_among is not None and explore is None:
+        raise click.UsageError("--deals picks the deals of --explore: give --explore too")
     if explore is not None:
         if claim_ids or datasets:
             raise click.UsageError("--explore checks no claim: drop --claim and --dataset")
-        explored = explore_foundation_return(explore_deals(tier), **options)
+        if explore_among is not None and tier is not None:
+            raise click.UsageError("--deals and --tier both pick the deals of --explore: give one")
+        among = parse_deals(explore_among) if explore_among is not None else None
+        explored = explore_foundation_return(explore_deals(tier, among), **options)
         click.echo(explore_text(explored))
         if report is not None:
             report.write_text(explore_markdown(explored), encoding="utf-8")

@@ -1,8 +1,8 @@
 """Beyond the published record: ``fcsurvey verify --explore``.
 
-``foundation-return`` takes the deals unsolvable with 4 cells (standard rules) and solves
-them again with foundation return on, each verdict a proof: a solution the rules engine
-replays to a win, or an exhaustive search.  Its survey lives in verify's cache like a
+``foundation-return`` takes the deals unsolvable with 4 cells (standard rules), those below
+a tier's bound or those of a range, and solves them again with foundation return on, each
+verdict a proof: a solution the rules engine replays to a win, or an exhaustive search.  Its survey lives in verify's cache like a
 claim's, so an interrupted exploration resumes.
 """
 
@@ -44,9 +44,22 @@ class Explored:
     proved: bool
 
 
-def explore_deals(tier: Optional[str]) -> Tuple[int, ...]:
-    """The deals unsolvable with 4 cells that ``--explore`` re-solves at ``tier``."""
-    return known.IMPOSSIBLE_4_CELLS.within(DealSet([(1, EXPLORE_BELOW[tier or QUICK])]))
+class ExploreError(ValueError):
+    """An exploration asked for deals it has nothing to do with."""
+
+
+def explore_deals(tier: Optional[str], among: Optional[DealSet] = None) -> Tuple[int, ...]:
+    """The deals unsolvable with 4 cells that ``--explore`` re-solves: those of ``among``
+    when given (``--deals``: any range, such as the 1,282 below 100,000,000), else those
+    below the tier's :data:`EXPLORE_BELOW`.  ExploreError when ``among`` holds none, since
+    an exploration of no deal would only look like one that found nothing."""
+    if among is None:
+        return known.IMPOSSIBLE_4_CELLS.within(DealSet([(1, EXPLORE_BELOW[tier or QUICK])]))
+    deals = known.IMPOSSIBLE_4_CELLS.within(among)
+    if not deals:
+        raise ExploreError(f"no deal of {among} is unsolvable with 4 cells; --explore re-solves only "
+                           f"those ({known.IMPOSSIBLE_4_CELLS.source})")
+    return deals
 
 
 def explore_foundation_return(deals: Sequence[int], *, cache: Path = CACHE_DIR,

@@ -149,10 +149,19 @@ def test_the_layered_proof_decides_what_the_complete_search_has_no_room_for():
     # single cards only, no paths, and frees each layer when it is done.
     result = solve(11982, limits=Limits(max_states=30_000))
     assert (result.status, result.limit) == (UNSOLVABLE, None)
-    # With foundation return, cards can come off the foundations, so there are no layers:
-    # no layered proof, and the limit stands.
-    back = solve(11982, preset("freecell", foundation_return=True), Limits(max_states=30_000))
-    assert (back.status, back.limit) == (UNKNOWN, "states")
+    assert result.phase_counts["layered_proof"].states > 0
+
+
+def test_the_layered_proof_decides_foundation_return_by_the_pairs_alone():
+    # With foundation return cards come back down, so cards home are no layer; the
+    # out-of-order pairs still only go, and they alone layer the proof.  11982 with room for
+    # 10,000 positions: the complete search runs out of room, the layered proof visits
+    # 61,643 positions and proves it unsolvable (as the complete search does with room).
+    rules = preset("freecell", foundation_return=True)
+    result = solve(11982, rules, Limits(max_states=10_000))
+    assert (result.status, result.limit) == (UNSOLVABLE, None)
+    assert phase_states(result) == golden_phases("deal 11982, foundation return, max_states 10000")
+    assert solve(11982, rules).phase_counts["layered_proof"].states == 0
 
 
 def test_the_layered_proof_writes_waiting_layers_to_a_file_that_goes_with_it(tmp_path, monkeypatch):
@@ -473,32 +482,36 @@ def test_core_autoplay_rule_equals_the_engine(variant, foundation_return, founda
 
 
 def proof_layer(pos, rules):
-    """What the layered proof orders positions by (proof/proof.c, proof_layer_of):
-    out-of-order pairs left as dealt, fewest last, then cards home."""
+    """What the layered proof orders positions by (proof/proof.h, proof_layer_of):
+    out-of-order pairs left as dealt, fewest last, then, without foundation return, cards
+    home (with it they can go down)."""
     disorder = sum(not engine.can_build(below, above, rules)
                    for column in pos.columns for below, above in zip(column, column[1:]))
-    return -disorder, sum(pos.foundations)
+    return (-disorder,) if rules.foundation_return else (-disorder, sum(pos.foundations))
 
 
 def proof_group(pos, rules):
-    """What the layered proof splits a layer by (proof/proof.c, proof_layer_of): which
-    out-of-order pairs are held, and the cards home in each suit."""
+    """What the layered proof splits a layer by (proof/proof.h, proof_layer_of): which
+    out-of-order pairs are held, and, without foundation return, the cards home in each suit."""
     pairs = frozenset((below, above) for column in pos.columns for below, above in zip(column, column[1:])
                       if not engine.can_build(below, above, rules))
-    return pairs, tuple(pos.foundations)
+    return (pairs,) if rules.foundation_return else (pairs, tuple(pos.foundations))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(variant=st.sampled_from(sorted(PRESETS)), number=st.integers(1, 8_589_934_591),
-       steps=st.integers(0, 120), data=st.data())
-def test_no_move_lowers_the_proof_layer_or_leaves_its_group(variant, number, steps, data):
-    rules = preset(variant, foundation_return=False)
-    pos = Position.from_deal(deal(number, rules))
+@given(variant=st.sampled_from(sorted(PRESETS)), foundation_return=st.booleans(),
+       number=st.integers(1, 8_589_934_591), steps=st.integers(0, 120), data=st.data())
+def test_no_move_lowers_the_proof_layer_or_leaves_its_group(variant, foundation_return, number, steps, data):
+    # Each child as the proof makes it: a move, then safe autoplay.  With foundation return
+    # the moves include cards coming back down, which autoplay's cards home make possible.
+    rules = preset(variant, foundation_return=foundation_return)
+    pos, _ = engine.autoplay(Position.from_deal(deal(number, rules)), rules)
     for _ in range(steps):
         moves = legal_moves(pos, rules)
         if not moves:
             break
-        child = engine.apply(pos, moves[data.draw(st.integers(0, len(moves) - 1))], rules)
+        child, _ = engine.autoplay(engine.apply(pos, moves[data.draw(st.integers(0, len(moves) - 1))], rules),
+                                   rules)
         assert proof_layer(child, rules) >= proof_layer(pos, rules)
         if proof_layer(child, rules) == proof_layer(pos, rules):  # so groups never mix
             assert proof_group(child, rules) == proof_group(pos, rules)

@@ -351,6 +351,38 @@ def test_explore_from_the_command_line(capsys, tmp_path, monkeypatch):
     assert "0 of 8 become solvable" in (tmp_path / "explore.md").read_text()
 
 
+def test_explore_takes_the_impossible_deals_of_any_range():
+    below = explore.explore_deals(None, DealSet([(1, 100_000_000)]))
+    assert len(below) == 1_282 and below[:3] == (11982, 146692, 186216) and below[-1] == 99961719
+    assert explore.explore_deals(None, DealSet([(11982, 11982), (146692, 146692)])) == (11982, 146692)
+    with pytest.raises(explore.ExploreError, match=r"^no deal of 1-11981 is unsolvable with 4 cells"):
+        explore.explore_deals(None, DealSet([(1, 11981)]))
+
+
+def test_explore_of_a_range_from_the_command_line(capsys, tmp_path):
+    code, out, err = cli(capsys, "verify", "--explore", "foundation-return", "--deals", "1-1000000",
+                         "--workers", "1", "--cache", tmp_path)
+    assert code == 0
+    assert out.rstrip().endswith("0 of 8 become solvable with foundation return; every verdict is a proof.")
+    assert "solving 8 deals" in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--deals", "1-1000"), "Error: --deals picks the deals of --explore: give --explore too\n"),
+    (("--explore", "foundation-return", "--deals", "1-1000", "--tier", "full"),
+     "Error: --deals and --tier both pick the deals of --explore: give one\n"),
+    (("--explore", "foundation-return", "--deals", "1-11981"),
+     "Error: no deal of 1-11981 is unsolvable with 4 cells; --explore re-solves only those ("
+     + known.IMPOSSIBLE_4_CELLS.source + ")\n"),
+    (("--explore", "foundation-return", "--deals", "12-x"), None),
+])
+def test_explore_deals_that_make_no_sense_are_one_error_line(capsys, tmp_path, args, message):
+    code, out, err = cli(capsys, "verify", "--cache", tmp_path, *args)
+    assert code == 2 and not out and err.count("\n") == 1 and err.startswith("Error: ")
+    assert message is None or err == message
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_explore_checks_no_claim(capsys):
     code, _, err = cli(capsys, "verify", "--explore", "foundation-return", "--claim", "4cells-1-32000")
     assert code == 2 and err == "Error: --explore checks no claim: drop --claim and --dataset\n"

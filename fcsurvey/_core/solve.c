@@ -164,7 +164,7 @@ static void last_try(solve_state *ss)
 static int want_proof(const solve_state *ss)
 {
     return !ss->ended && ss->res->status == FCS_UNKNOWN && ss->search.limit == FCS_LIMIT_STATES &&
-           !ss->codec.r->foundation_return && (ss->lim->phases & FCS_PHASE_PROOF);
+           (ss->lim->phases & FCS_PHASE_PROOF);
 }
 
 /* Still undecided: the stores go, and the layered proof gets the room. */
@@ -219,8 +219,7 @@ static int solve_begin(solve_state *ss, const fcs_rules *r, const fcs_pos *start
         return 0;
     }
     ss->searches = (lim->phases & FCS_PHASE_SEARCH) != 0;
-    if (!r->foundation_return && (lim->phases & FCS_PHASE_PROOF) &&
-        checkpoint_matches(lim->checkpoint, lim->checkpoint_tag)) {
+    if ((lim->phases & FCS_PHASE_PROOF) && checkpoint_matches(lim->checkpoint, lim->checkpoint_tag)) {
         /* A proof under way: the searches before it ended undecided last
            time.  (The searches alone run again, so that they are counted.) */
         ss->res->resumed = 1;

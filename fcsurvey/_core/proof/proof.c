@@ -21,7 +21,7 @@ static void proof_key(proof_state *ps, const fcs_pos *p, const column_code *code
     k->len = (key_encode_coded(ps->kc, p, codes, words, NULL, &pairs) + 7) / 8;
     key_pack(words, k->len, k->packed);
     k->hash = key_hash_packed(k->packed, k->len);
-    k->layer = proof_layer_of(&pairs, p);
+    k->layer = proof_layer_of(ps->kc->r, &pairs, p);
     k->shard = proof_shard_of(k->hash, ps->team->n);
     ps->open += k->layer == ps->store.current; /* until it is looked up, by this thread or another */
     if (k->shard != ps->id)
