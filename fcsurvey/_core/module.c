@@ -303,8 +303,8 @@ static PyMethodDef methods[] = {
      "deal_range_checksum(start, count) -> int: deal a range, return a checksum."},
     {"solve", py_solve, METH_VARARGS,
      "solve(rules, columns, cells, foundations, max_states, timeout, phases[, checkpoint, tag, every, threads, offer, "
-     "offer_every]) -> dict; phases: PHASE_SEARCH | PHASE_PROOF; threads: the layered proof's (checkpoint may be None); "
-     "offer: the file of the threads it is offered (with a checkpoint only), read every offer_every seconds."},
+     "offer_every]) -> dict; phases: PHASE_SEARCH | PHASE_PROOF; threads: the layered proof's (checkpoint may be "
+     "None); offer: the file of the threads it is offered (with a checkpoint only), read every offer_every seconds."},
     {"legal_moves", py_legal_moves, METH_VARARGS,
      "legal_moves(rules, columns, cells, foundations, single_only[, skip_built]) -> "
      "[(src_kind, src, dst_kind, dst, count)]; kinds 0 column, 1 cell, 2 foundation; "
