@@ -28,7 +28,7 @@ from . import offer as offers
 from .notation import parse_board
 from .replay import validate
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules
-from .schema import SOLVED
+from .schema import SOLVED, THREADS_LIMIT
 
 #: A layered proof given a checkpoint directory saves its progress at most this often, so
 #: an interrupted one loses about ten minutes (more only where a save takes over 30 s: the C
@@ -48,9 +48,6 @@ MAX_DEALT_COLUMN = 19
 SEARCH, PROOF = "search", "proof"
 PHASES = (SEARCH, PROOF)
 _PHASE_BITS = {SEARCH: _fccore.PHASE_SEARCH, PROOF: _fccore.PHASE_PROOF}
-#: The limit the C core stops a proof with to go on with the threads it is offered
-#: (offer.py): never a verdict's, as the solve resumes it at once.
-_THREADS_LIMIT = "threads"
 #: The least time limit a resumed proof is given (the core reads 0 as none).
 _LEAST_TIMEOUT_S = 1e-9
 
@@ -209,9 +206,9 @@ def _core_solve(position: Position, rules: Rules, limits: Limits, phases: Sequen
                             *saving, threads, *offered)
         elapsed += raw["elapsed_s"]
         resumed = raw["resumed"] if resumed is None else resumed
-        if raw["limit"] != _THREADS_LIMIT:
+        if raw["limit"] != THREADS_LIMIT:
             return {**raw, "elapsed_s": elapsed, "resumed": resumed}
-        now = offers.read_offer(offer)  # type: ignore[arg-type]
+        now = offers.read_offer(offer) if offer is not None else None
         if now is not None and 1 <= now <= MAX_THREADS and now != threads:
             threads = now
             if on_threads is not None:

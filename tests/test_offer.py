@@ -5,10 +5,13 @@ last deal is a long proof puts its idle worker on it."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 from fcsurvey import console, offer, store
-from fcsurvey.executors import core_shares
+from fcsurvey.executors import LocalPool, core_shares
 from fcsurvey.limits import Limits
 from fcsurvey.rules import preset
 from fcsurvey.schema import UNSOLVABLE
@@ -90,6 +93,40 @@ def test_cores_are_shared_evenly_among_the_busy_workers():
     assert core_shares(5, 2) == [3, 2]
     assert core_shares(3, 3) == [1, 1, 1]
     assert all(sum(core_shares(cores, busy)) == cores for cores in range(1, 9) for busy in range(1, cores + 1))
+
+
+def offered_once_let_go(release: str, _report: object) -> object:
+    """A pool task that holds its worker until the file ``release`` exists, then gives the
+    threads its worker is offered."""
+    while not Path(release).exists():
+        time.sleep(0.01)
+    return offer.read_offer(offer.worker_offer())
+
+
+def outcome_of(pool: LocalPool, key: str) -> object:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for got, value in pool.wait(1.0):
+            if got == key:
+                return value
+    raise AssertionError(f"task {key} did not finish")
+
+
+def test_the_local_pool_offers_idle_cores_to_its_busy_workers(tmp_path):
+    pool = LocalPool(3, fn=offered_once_let_go)
+    with pool:
+        pool.submit("a", str(tmp_path / "a"))
+        pool.submit("b", str(tmp_path / "b"))
+        pool.lend_idle()  # three workers, two busy: 2 and 1
+        (tmp_path / "a").touch()
+        assert outcome_of(pool, "a") == 2
+        pool.lend_idle()  # one busy: all three
+        (tmp_path / "b").touch()
+        assert outcome_of(pool, "b") == 3
+        offers = Path(pool._workers[0].offer).parent
+        pool.lend_idle()  # none busy: one each, for their next tasks
+        assert sorted(p.read_text() for p in offers.iterdir()) == ["1\n", "1\n"]
+    assert not offers.exists()
 
 
 def test_a_survey_puts_its_idle_worker_on_its_last_long_proof(capsys, tmp_path, monkeypatch):
