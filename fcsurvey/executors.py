@@ -12,7 +12,9 @@ worker that dies (segfault, OOM kill) must be pinned on the one task it was runn
 ProcessPoolExecutor fails every task in flight with BrokenProcessPool and cannot say which
 one killed it.  Workers are spawned, not forked, so they never inherit the parent's
 threads or locks.  Each sends its task's events up the same pipe as its result, so the
-survey hears of every deal as it ends; on Dask they come as Dask events.
+survey hears of every deal as it ends; on Dask they come as Dask events.  Local workers
+left with nothing to do lend their cores to the proofs still running (offer.py); Dask's
+do not.
 
 This module is what a worker imports, so it stays light: no pyarrow, no tqdm, and Dask is
 imported only when a :class:`DaskExecutor` is made, so the package works without the

@@ -35,11 +35,12 @@ typedef struct {
 
 /* Visit every position reachable from root (or, when `resumed`, from the
    checkpoint); 1 when it did, which proves the deal unsolvable.  0 on a
-   limit (*limit says which: FCS_LIMIT_THREADS when it stopped for the
-   threads it is offered, its checkpoint saved) or on reaching a won position (*limit 0: a win
-   it cannot spell out, as it keeps no paths).  Counts what it visits and
-   expands in *counts (its phase FCS_LAYERED_PROOF), and saves and loads
-   them with its checkpoints.  The checkpoint file goes when it returns, unless for the threads offered. */
+   limit (*limit says which: FCS_LIMIT_THREADS when it stopped, its
+   checkpoint saved, to go on with the threads it is offered) or on
+   reaching a won position (*limit 0: a win it cannot spell out, as it
+   keeps no paths).  Counts what it visits and expands in *counts (its
+   phase FCS_LAYERED_PROOF), and saves and loads them with its checkpoints.
+   The checkpoint file goes when it returns, but for FCS_LIMIT_THREADS. */
 int layered_proof(const fcs_codec *kc, const proof_limits *pl, int resumed, const fcs_pos *root, fcs_counts *counts,
                   int *limit);
 
