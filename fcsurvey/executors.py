@@ -12,7 +12,9 @@ worker that dies (segfault, OOM kill) must be pinned on the one task it was runn
 ProcessPoolExecutor fails every task in flight with BrokenProcessPool and cannot say which
 one killed it.  Workers are spawned, not forked, so they never inherit the parent's
 threads or locks.  Each sends its task's events up the same pipe as its result, so the
-survey hears of every deal as it ends; on Dask they come as Dask events.
+survey hears of every deal as it ends; on Dask they come as Dask events.  Local workers
+left with nothing to do lend their cores to the proofs still running (offer.py); Dask's
+do not.
 
 This module is what a worker imports, so it stays light: no pyarrow, no tqdm, and Dask is
 imported only when a :class:`DaskExecutor` is made, so the package works without the
@@ -29,7 +31,9 @@ import os
 import pickle
 import queue
 import re
+import shutil
 import signal
+import tempfile
 import threading
 import uuid
 from dataclasses import dataclass
@@ -37,6 +41,8 @@ from logging.handlers import QueueHandler
 from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
 
 from multiprocessing_logging import MultiProcessingHandler
+
+from .offer import OFFER_ENV, write_offer
 
 
 PACKAGE_LOGGER = "fcsurvey"
@@ -147,8 +153,9 @@ class _Reporter:
 
 
 def _worker_main(conn: Any, fn: Callable[[Any, Callable[[Event], None]], Any],
-                 log_targets: Sequence[Tuple[Any, int]]) -> None:
+                 log_targets: Sequence[Tuple[Any, int]], offer: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    os.environ[OFFER_ENV] = offer  # where this worker's proofs hear of idle cores (offer.py)
     threading.Thread(target=_exit_with_parent, daemon=True).start()
     if log_targets:
         logger = logging.getLogger(PACKAGE_LOGGER)
@@ -199,6 +206,11 @@ class Executor:
         first of either."""
         raise NotImplementedError
 
+    def lend_idle(self) -> None:
+        """Offer the cores of idle workers to the tasks still running (offer.py): the survey
+        calls it whenever it has submitted all it can.  A backend that cannot (Dask, whose
+        workers may be other machines) does nothing."""
+
     def close(self, cancel: bool = False) -> None:
         """Stop the workers: let them finish, or (``cancel``) kill them now."""
         raise NotImplementedError
@@ -214,7 +226,16 @@ class Executor:
 class _Worker:
     process: Any
     conn: Any
+    offer: str  # its offer file (offer.py)
     key: Optional[Hashable] = None  # the task it is running
+    offered: int = 1  # the threads its offer file names
+
+
+def core_shares(cores: int, busy: int) -> List[int]:
+    """The threads each of ``busy`` workers is offered out of ``cores``: as even shares as
+    whole numbers allow, the first ones taking what is left over, ``cores`` in all (at
+    least one each)."""
+    return [max(cores // busy + (i < cores % busy), 1) for i in range(busy)]
 
 
 def _death_reason(process: Any) -> str:
@@ -251,7 +272,8 @@ class LocalPool(Executor):
 
     Workers start on first use and a dead one is replaced on the next submit, so a
     crash costs only the task it was running.  ``fn(task, report)`` is what a worker does
-    with a task; every event it reports comes back from :meth:`wait`.
+    with a task; every event it reports comes back from :meth:`wait`.  Each worker has an
+    offer file (offer.py) in a directory of the pool's own, which :meth:`lend_idle` rewrites.
     """
 
     def __init__(self, workers: int, fn: Callable[[Any, Callable[[Event], None]], Any] = run_task) -> None:
@@ -260,19 +282,24 @@ class LocalPool(Executor):
         self._workers: List[_Worker] = []
         self._log_targets = _log_targets()
         self._started = 0
+        self._offers: Optional[str] = None  # the offer files' directory, made with the first worker
 
     def idle(self) -> int:
         return self.size - sum(w.key is not None for w in self._workers)
 
     def _start(self) -> _Worker:
         self._started += 1
+        if self._offers is None:
+            self._offers = tempfile.mkdtemp(prefix="fcsurvey-offers-")
+        offer = os.path.join(self._offers, f"worker-{self._started}")
+        write_offer(offer, 1)
         parent_end, child_end = SPAWN.Pipe()
-        process = SPAWN.Process(target=_worker_main, args=(child_end, self.fn, self._log_targets),
+        process = SPAWN.Process(target=_worker_main, args=(child_end, self.fn, self._log_targets, offer),
                                 name=f"worker-{self._started}", daemon=True)
         with _huge_pages_for_new_processes():
             process.start()
         child_end.close()
-        worker = _Worker(process, parent_end)
+        worker = _Worker(process, parent_end, offer)
         self._workers.append(worker)
         return worker
 
@@ -292,6 +319,26 @@ class LocalPool(Executor):
         worker = self._start()
         worker.conn.send(task)
         worker.key = key
+
+    def lend_idle(self) -> None:
+        """Offer each busy worker its share of the pool's workers (:func:`core_shares`), and
+        an idle one a single thread: a proof running while others have nothing left to do
+        goes on on their cores too, and no more threads run in all than workers (once a
+        proof that must give some back has read its offer, within a round and a second)."""
+        busy = [w for w in self._workers if w.key is not None]
+        shares = dict(zip(map(id, busy), core_shares(self.size, len(busy)))) if busy else {}
+        for worker in self._workers:
+            share = shares.get(id(worker), 1)
+            if share == worker.offered:
+                continue
+            try:
+                write_offer(worker.offer, share)
+            except OSError as exc:  # its proofs go on with the threads they have
+                log.debug("cannot offer %s %d threads: %s", worker.process.name, share, exc)
+                continue
+            worker.offered = share
+            if share > 1:
+                log.debug("%s offered %d threads", worker.process.name, share)
 
     def wait(self, timeout: Optional[float]) -> List[Tuple[Hashable, Outcome]]:
         busy = [w for w in self._workers if w.key is not None]
@@ -337,6 +384,9 @@ class LocalPool(Executor):
                 worker.process.join()
             worker.conn.close()
         self._workers = []
+        if self._offers is not None:
+            shutil.rmtree(self._offers, ignore_errors=True)
+            self._offers = None
 
 
 def import_distributed() -> Any:

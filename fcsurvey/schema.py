@@ -35,6 +35,11 @@ STATUSES = VERDICTS + (ERROR,)
 #: could not get.  The C core names them in the same order (LIMIT_NAMES in module.c).
 STATES_LIMIT, TIME_LIMIT, MEMORY_LIMIT, DISK_LIMIT = "states", "time", "memory", "disk"
 LIMIT_NAMES = (STATES_LIMIT, TIME_LIMIT, MEMORY_LIMIT, DISK_LIMIT)
+#: The limit the C core stops a layered proof with to go on with the threads it is offered
+#: (offer.py), named after the others: never a verdict's nor a row's, as the solve resumes
+#: the proof at once.
+THREADS_LIMIT = "threads"
+CORE_LIMIT_NAMES = LIMIT_NAMES + (THREADS_LIMIT,)
 
 # --- the row schema ---------------------------------------------------------------------------
 

@@ -9,22 +9,26 @@ is ``unknown`` with the limit that fired.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
+import math
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 from ._core import _fccore
 from .deals import Deal, deal as make_deal
 from .engine import Position
 from .limits import Limits, SolverError
+from . import offer as offers
 from .notation import parse_board
 from .replay import validate
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules
-from .schema import SOLVED
+from .schema import SOLVED, THREADS_LIMIT
 
 #: A layered proof given a checkpoint directory saves its progress at most this often, so
 #: an interrupted one loses about ten minutes (more only where a save takes over 30 s: the C
@@ -44,6 +48,8 @@ MAX_DEALT_COLUMN = 19
 SEARCH, PROOF = "search", "proof"
 PHASES = (SEARCH, PROOF)
 _PHASE_BITS = {SEARCH: _fccore.PHASE_SEARCH, PROOF: _fccore.PHASE_PROOF}
+#: The least time limit a resumed proof is given (the core reads 0 as none).
+_LEAST_TIMEOUT_S = 1e-9
 
 
 class ReplayFailed(RuntimeError):
@@ -125,7 +131,9 @@ def _checkpoint_file(checkpoints: Path, tag: bytes) -> Path:
 def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
                    *, replay: bool = True, checkpoints: Optional[Path] = None,
                    checkpoint_every: float = CHECKPOINT_EVERY_S,
-                   phases: Sequence[str] = PHASES, threads: int = 1) -> Result:
+                   phases: Sequence[str] = PHASES, threads: int = 1,
+                   offer: Optional[Union[str, Path]] = None,
+                   on_threads: Optional[Callable[[int], None]] = None) -> Result:
     """Solve from any position; the solution starts from it as given.
 
     With ``replay`` (the default) a solution is believed only after the
@@ -149,6 +157,11 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     the searches before it run on one.  The verdict does not depend on it, nor, where the
     parts of a layer are its connected pieces (the usual empty-column rule), the positions
     visited; a checkpoint saved with any number is resumed with any other.
+
+    With an ``offer`` file (offer.py), the proof goes on with the threads it names as it
+    changes (``on_threads`` hears each new number): it stops at a checkpoint, in
+    ``checkpoints`` or else a temporary directory, and is resumed on the number offered,
+    with the counts and verdict it would have had; ``elapsed_s`` covers every stretch.
     """
     if isinstance(phases, str) or not phases or not set(phases) <= set(PHASES):
         raise SolverError(f"phases must be some of {', '.join(PHASES)}, got {phases!r}")
@@ -158,16 +171,18 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     if longest > MAX_DEALT_COLUMN:
         raise SolverError(f"a column holds {longest} cards; the solver takes at most {MAX_DEALT_COLUMN}")
     saving: Tuple[Any, ...] = (None, b"", 0.0)
-    if checkpoints is not None:
-        tag = checkpoint_tag(position, rules)
-        try:
-            os.makedirs(checkpoints, exist_ok=True)
-            saving = (str(_checkpoint_file(checkpoints, tag)), tag, checkpoint_every)
-        except OSError:
-            pass
-    raw = _fccore.solve(core_rules(rules), position.columns, position.cells, position.foundations,
-                        limits.max_states, limits.timeout or 0.0, sum(_PHASE_BITS[p] for p in set(phases)),
-                        *saving, threads)
+    with contextlib.ExitStack() as scratch:
+        if checkpoints is None and offer is not None:  # taking an offer, a proof goes on from a checkpoint
+            checkpoints, checkpoint_every = Path(scratch.enter_context(tempfile.TemporaryDirectory())), math.inf
+        if checkpoints is not None:
+            tag = checkpoint_tag(position, rules)
+            try:
+                os.makedirs(checkpoints, exist_ok=True)
+                saving = (str(_checkpoint_file(checkpoints, tag)), tag, checkpoint_every)
+            except OSError:
+                pass
+        raw = _core_solve(position, rules, limits, phases, saving, threads,
+                          offer if saving[0] is not None else None, on_threads)
     raw["phase_counts"] = {name: PhaseCount(**raw["phase_counts"][name]) for name in COUNTED_PHASES}
     result = Result(**raw)
     if replay and result.status == SOLVED:
@@ -177,14 +192,39 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     return result
 
 
+def _core_solve(position: Position, rules: Rules, limits: Limits, phases: Sequence[str], saving: Tuple[Any, ...],
+                threads: int, offer: Optional[Union[str, Path]],
+                on_threads: Optional[Callable[[int], None]]) -> Dict[str, Any]:
+    """The C core's solve, resumed from its checkpoint each time its proof stops to go on
+    with the threads offered; what it did, over every stretch."""
+    offered = (str(offer), offers.OFFER_EVERY_S) if offer is not None else ()
+    elapsed, resumed = 0.0, None
+    while True:
+        timeout = max(limits.timeout - elapsed, _LEAST_TIMEOUT_S) if limits.timeout else 0.0
+        raw = _fccore.solve(core_rules(rules), position.columns, position.cells, position.foundations,
+                            limits.max_states, timeout, sum(_PHASE_BITS[p] for p in set(phases)),
+                            *saving, threads, *offered)
+        elapsed += raw["elapsed_s"]
+        resumed = raw["resumed"] if resumed is None else resumed
+        if raw["limit"] != THREADS_LIMIT:
+            return {**raw, "elapsed_s": elapsed, "resumed": resumed}
+        now = offers.read_offer(offer) if offer is not None else None
+        if now is not None and 1 <= now <= MAX_THREADS and now != threads:
+            threads = now
+            if on_threads is not None:
+                on_threads(threads)
+
+
 def solve(deal: Union[int, Deal], rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
           *, replay: bool = True, checkpoints: Optional[Path] = None,
           checkpoint_every: float = CHECKPOINT_EVERY_S, phases: Sequence[str] = PHASES,
-          threads: int = 1) -> Result:
+          threads: int = 1, offer: Optional[Union[str, Path]] = None,
+          on_threads: Optional[Callable[[int], None]] = None) -> Result:
     """Solve a deal number (dealt under ``rules``) or an already dealt layout."""
     layout = deal if isinstance(deal, Deal) else make_deal(deal, rules)
     return solve_position(Position.from_deal(layout), rules, limits, replay=replay, checkpoints=checkpoints,
-                          checkpoint_every=checkpoint_every, phases=phases, threads=threads)
+                          checkpoint_every=checkpoint_every, phases=phases, threads=threads,
+                          offer=offer, on_threads=on_threads)
 
 
 def solve_board(text: str, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),

@@ -272,6 +272,7 @@ class Survey:
                         pool.submit(key, ChunkTask(job.deals, self.rules, self.limits, self.solutions,
                                                    self.solver, sink if own_file else None,
                                                    self.difficulty, proofs, self.checkpoint_every))
+                    pool.lend_idle()  # what is left idle has nothing to do: its cores go to the proofs running
                     if not running:
                         break
                     for key, outcome in pool.wait(PROGRESS_TICK_S):

@@ -28,6 +28,7 @@ from typing import Callable, Dict, List, Optional, Tuple, Union
 from .difficulty import Solve, decide, min_cells
 from .executors import ExecutorError
 from .limits import Limits
+from .offer import worker_offer
 from .rules import Rules
 from .schema import Row, difficulty_columns, failed_row, result_row
 from .solver import CHECKPOINT_EVERY_S, PHASES, PROOF, SEARCH, Result, core_build
@@ -123,10 +124,29 @@ def phase_name(rules: Rules, phases: Tuple[str, ...], asked: Rules) -> str:
     return f"{name} ({', '.join(narrower)})" if narrower else name
 
 
-def _announcing(solve: Solve, asked: Rules, report: Report) -> Solve:
-    """``solve``, reporting each call as a :class:`PhaseStarted` first."""
+def threads_text(phase: str, threads: int) -> str:
+    """``2-cell solve on 2 threads``: a phase whose proof took the threads offered (one
+    thread is said as the plain phase)."""
+    return phase if threads == 1 else f"{phase} on {threads} threads"
+
+
+def _taking(deal: int, phase: str, report: Report) -> Callable[[int], None]:
+    """What a solve of ``deal`` calls when its proof goes on with another number of threads:
+    a log line, and the phase renamed, which progress shows."""
+    def took(threads: int) -> None:
+        log.info("deal %d: %s now on %d thread%s", deal, phase, threads, "s" if threads > 1 else "")
+        report(PhaseStarted(deal, threads_text(phase, threads)))
+    return took
+
+
+def _announcing(solve: Solve, asked: Rules, report: Report, offered: bool) -> Solve:
+    """``solve``, reporting each call as a :class:`PhaseStarted` first (and, ``offered``
+    threads, each time its proof takes another number of them)."""
     def announced(deal: int, rules: Rules, limits: Limits, **options: object) -> Result:
-        report(PhaseStarted(deal, phase_name(rules, tuple(options.get("phases", PHASES)), asked)))  # type: ignore[arg-type]
+        phase = phase_name(rules, tuple(options.get("phases", PHASES)), asked)  # type: ignore[arg-type]
+        report(PhaseStarted(deal, phase))
+        if offered:
+            options["on_threads"] = _taking(deal, phase, report)
         return solve(deal, rules, limits, **options)
     return announced
 
@@ -148,12 +168,17 @@ def _solve_deal(task: ChunkTask, deal: int, solve: Solve) -> Row:
 
 def solve_chunk(task: ChunkTask, report: Report = ignore) -> List[Row]:
     """Solve every deal of ``task``, reporting each solve as it starts and each deal as it
-    ends; a deal whose solve raises becomes an ``error`` row."""
+    ends; a deal whose solve raises becomes an ``error`` row.  In a local worker, the
+    solver is also given the worker's offer of idle cores (offer.py): the solver named by
+    the task must then take ``offer`` and ``on_threads`` as solver.solve does."""
     solve = load_solver(task.solver)
     if task.checkpoints is not None:
         solve = functools.partial(solve, checkpoints=Path(task.checkpoints),
                                   checkpoint_every=task.checkpoint_every)
-    solve = _announcing(solve, task.rules, report)
+    offer = worker_offer()  # a local worker's: idle workers' cores (offer.py)
+    if offer is not None:
+        solve = functools.partial(solve, offer=offer)
+    solve = _announcing(solve, task.rules, report, offer is not None)
     crash_deal = int(os.environ.get(CRASH_DEAL_ENV, 0))
     rows = []
     for lo, hi in task.deals:

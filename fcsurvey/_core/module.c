@@ -9,7 +9,7 @@
 #include "deal.h"
 #include "search.h"
 
-static const char *const LIMIT_NAMES[] = {NULL, "states", "time", "memory", "disk"};
+static const char *const LIMIT_NAMES[] = {NULL, "states", "time", "memory", "disk", "threads"};
 static const char *const STATUS_NAMES[] = {"solved", "unsolvable", "unknown"};
 
 /* rules: (cells, columns, build, empty_fill, sequence, foundation_return). */
@@ -139,18 +139,18 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
 {
     PyObject *rules_obj, *columns, *cells, *found, *solution, *phase_dict;
     unsigned long long max_states;
-    double timeout, every = 0, t0, elapsed;
+    double timeout, every = 0, offer_every = 0, t0, elapsed;
     unsigned int phases;
     int threads = 1;
-    const char *checkpoint = NULL, *tag = NULL;
+    const char *checkpoint = NULL, *tag = NULL, *offer = NULL;
     Py_ssize_t tag_len = 0;
     fcs_rules r;
     fcs_pos start;
     fcs_limits lim;
     fcs_result res;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOKdI|zy#di", &rules_obj, &columns, &cells, &found, &max_states, &timeout,
-                          &phases, &checkpoint, &tag, &tag_len, &every, &threads))
+    if (!PyArg_ParseTuple(args, "OOOOKdI|zy#dizd", &rules_obj, &columns, &cells, &found, &max_states, &timeout,
+                          &phases, &checkpoint, &tag, &tag_len, &every, &threads, &offer, &offer_every))
         return NULL;
     if (!parse_rules(rules_obj, &r) ||
         !parse_position(&r, columns, cells, found, MAX_DEALT_LEN, &start))
@@ -176,6 +176,8 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     lim.timeout_s = timeout;
     lim.phases = phases;
     lim.threads = threads;
+    lim.offer = checkpoint ? offer : NULL;
+    lim.offer_every_s = offer_every;
     t0 = fcs_now_s();
     Py_BEGIN_ALLOW_THREADS
     fcs_solve(&r, &start, &lim, &res);
@@ -300,8 +302,9 @@ static PyMethodDef methods[] = {
     {"deal_range_checksum", py_deal_range_checksum, METH_VARARGS,
      "deal_range_checksum(start, count) -> int: deal a range, return a checksum."},
     {"solve", py_solve, METH_VARARGS,
-     "solve(rules, columns, cells, foundations, max_states, timeout, phases[, checkpoint, tag, every, threads]) -> "
-     "dict; phases: PHASE_SEARCH | PHASE_PROOF; threads: the layered proof's (checkpoint may be None)."},
+     "solve(rules, columns, cells, foundations, max_states, timeout, phases[, checkpoint, tag, every, threads, offer, "
+     "offer_every]) -> dict; phases: PHASE_SEARCH | PHASE_PROOF; threads: the layered proof's (checkpoint may be "
+     "None); offer: the file of the threads it is offered (with a checkpoint only), read every offer_every seconds."},
     {"legal_moves", py_legal_moves, METH_VARARGS,
      "legal_moves(rules, columns, cells, foundations, single_only[, skip_built]) -> "
      "[(src_kind, src, dst_kind, dst, count)]; kinds 0 column, 1 cell, 2 foundation; "

@@ -6,7 +6,8 @@
 #include "position.h"
 
 enum { FCS_SOLVED = 0, FCS_UNSOLVABLE = 1, FCS_UNKNOWN = 2 };
-enum { FCS_LIMIT_NONE = 0, FCS_LIMIT_STATES = 1, FCS_LIMIT_TIME = 2, FCS_LIMIT_MEMORY = 3, FCS_LIMIT_DISK = 4 };
+enum { FCS_LIMIT_NONE = 0, FCS_LIMIT_STATES = 1, FCS_LIMIT_TIME = 2, FCS_LIMIT_MEMORY = 3, FCS_LIMIT_DISK = 4,
+       FCS_LIMIT_THREADS = 5 /* not a verdict's: the proof stopped to go on with the threads offered */ };
 
 #define FCS_CHECKPOINT_TAG 32
 #define FCS_MAX_THREADS 64 /* threads one layered proof may run on (proof/team.h) */
@@ -52,6 +53,13 @@ typedef struct {
     /* Threads the layered proof runs on (0 or 1: one, as in builds before
        it had threads); the searches before it use one. */
     int threads;
+    /* When given (with a checkpoint), the file of the threads the layered
+       proof is offered, read every offer_every_s seconds: when it names
+       another number than the proof runs on, the proof saves its checkpoint
+       and stops with FCS_LIMIT_THREADS, for the caller to resume it on that
+       number (proof/offer.h). */
+    const char *offer;
+    double offer_every_s;
 } fcs_limits;
 
 typedef struct {

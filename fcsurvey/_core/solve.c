@@ -171,7 +171,8 @@ static int want_proof(const solve_state *ss)
 static void proof(solve_state *ss)
 {
     proof_limits pl = {(uint64_t)ss->max_states * PROOF_ROOM, ss->search.deadline, ss->lim->checkpoint,
-                       ss->lim->checkpoint_tag, ss->lim->checkpoint_every_s, ss->lim->threads};
+                       ss->lim->checkpoint_tag, ss->lim->checkpoint_every_s, ss->lim->threads,
+                       ss->lim->offer, ss->lim->offer_every_s};
     int limit;
     store_free(&ss->store);
     open_free(&ss->open);

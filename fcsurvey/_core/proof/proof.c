@@ -245,33 +245,54 @@ static void proof_fold(proof_common *common)
     }
 }
 
-/* Between rounds, when it is time: save a checkpoint.  What is left of the
-   current layer is unvisited once the keys on disk are sifted with the
-   parts visited.  A save waits at least CHECKPOINT_SPACING times as long as
-   the last one took.  0 when the proof must stop. */
-static int maybe_save(proof_common *common)
+/* Save a checkpoint.  What is left of the current layer is unvisited once
+   the keys on disk are sifted with the parts visited.  1 when it was
+   written, 0 when the disk would not take it (the proof goes on without),
+   -1 when the proof must stop. */
+static int save_now(proof_common *common)
 {
     proof_store *shards[FCS_MAX_THREADS];
     fcs_counts counts;
     double began = fcs_now_s();
-    int i;
-    if (!common->pl->checkpoint || began - common->saved < common->gap)
-        return 1;
+    int i, saved;
     for (i = 0; i < common->team.n; i++) {
         proof_store *st = shards[i] = &common->threads[i].store;
         if (st->seen.n && !proof_sift_disk(st, st->current)) {
             team_stop(&common->team, st->limit);
-            return 0;
+            return -1;
         }
     }
     counts = *common->counts;
     counts.phase[FCS_LAYERED_PROOF].time_s += began - common->started;
-    /* if the disk will not take it, the proof goes on without */
-    checkpoint_save(common->pl->checkpoint, common->pl->tag, shards, common->team.n, shards[0]->current, &counts);
+    saved = checkpoint_save(common->pl->checkpoint, common->pl->tag, shards, common->team.n, shards[0]->current,
+                            &counts);
     common->saved = fcs_now_s();
     common->gap = common->pl->checkpoint_every_s > CHECKPOINT_SPACING * (common->saved - began)
                    ? common->pl->checkpoint_every_s : CHECKPOINT_SPACING * (common->saved - began);
-    return 1;
+    return saved;
+}
+
+/* Between rounds, when it is time: save a checkpoint.  A save waits at
+   least CHECKPOINT_SPACING times as long as the last one took.  0 when the
+   proof must stop. */
+static int maybe_save(proof_common *common)
+{
+    if (!common->pl->checkpoint || fcs_now_s() - common->saved < common->gap)
+        return 1;
+    return save_now(common) >= 0;
+}
+
+/* Between rounds, when the threads offered (offer.h) are another number:
+   save a checkpoint and stop, for the caller to go on with them.  0 when
+   the proof stops; 1 when the checkpoint could not be written, and the
+   proof goes on as it is, offered nothing more. */
+static int take_offer(proof_common *common)
+{
+    int saved = save_now(common);
+    if (saved > 0)
+        team_stop(&common->team, FCS_LIMIT_THREADS);
+    common->offer.path = NULL;
+    return saved == 0;
 }
 
 /* Before a round, every thread waiting: each is at work, and the leader
@@ -306,6 +327,8 @@ static int round_over(void *arg, const team_totals *totals)
         common->most = held;
         common->most_higher = higher;
     }
+    if (offer_differs(&common->offer, common->team.n) && !take_offer(common))
+        return 0;
     return maybe_save(common) && round_ready(arg, totals);
 }
 
@@ -422,6 +445,7 @@ static int proof_setup(proof_common *common, const fcs_codec *kc, const proof_li
     common->counts = counts;
     common->started = common->saved = fcs_now_s();
     common->gap = pl->checkpoint_every_s;
+    offer_init(&common->offer, pl->checkpoint ? pl->offer : NULL, pl->offer_every_s, common->started);
     /* aligned as its type asks (its counts for the others sit on a cache line of their own) */
     if (!(common->threads = aligned_alloc(_Alignof(proof_state), sizeof(proof_state) * (size_t)n)) ||
         !team_init(&common->team, n))
@@ -485,7 +509,7 @@ int layered_proof(const fcs_codec *kc, const proof_limits *pl, int resumed, cons
         proved = !team_stopped(&common.team);
         *limit = proved ? 0 : common.team.limit;
     }
-    if (pl->checkpoint)
+    if (pl->checkpoint && *limit != FCS_LIMIT_THREADS) /* with the threads offered, it goes on from it */
         checkpoint_remove(pl->checkpoint);
     for (i = 0; i < common.made; i++) {
         proof_store_free(&common.threads[i].store);

@@ -29,14 +29,18 @@ typedef struct {
     const uint8_t *tag;    /* the checkpoint's tag */
     double checkpoint_every_s;
     int threads;           /* threads it runs on (1 to FCS_MAX_THREADS; fewer than 1: one) */
+    const char *offer;     /* the threads it is offered (offer.h), or NULL; only with a checkpoint */
+    double offer_every_s;
 } proof_limits;
 
 /* Visit every position reachable from root (or, when `resumed`, from the
    checkpoint); 1 when it did, which proves the deal unsolvable.  0 on a
-   limit (*limit says which) or on reaching a won position (*limit 0: a win
-   it cannot spell out, as it keeps no paths).  Counts what it visits and
-   expands in *counts (its phase FCS_LAYERED_PROOF), and saves and loads
-   them with its checkpoints.  The checkpoint file goes when it returns. */
+   limit (*limit says which: FCS_LIMIT_THREADS when it stopped, its
+   checkpoint saved, to go on with the threads it is offered) or on
+   reaching a won position (*limit 0: a win it cannot spell out, as it
+   keeps no paths).  Counts what it visits and expands in *counts (its
+   phase FCS_LAYERED_PROOF), and saves and loads them with its checkpoints.
+   The checkpoint file goes when it returns, but for FCS_LIMIT_THREADS. */
 int layered_proof(const fcs_codec *kc, const proof_limits *pl, int resumed, const fcs_pos *root, fcs_counts *counts,
                   int *limit);
 

@@ -3,6 +3,7 @@
 #ifndef FCS_PROOF_THREAD_H
 #define FCS_PROOF_THREAD_H
 
+#include "offer.h"
 #include "proof.h"
 #include "spill.h"
 #include "team.h"
@@ -67,6 +68,7 @@ typedef struct proof_common {
     fcs_counts *counts;
     int first;                  /* the layer the threads begin with */
     double started, saved, gap; /* when the proof began, last saved; how long until the next save */
+    proof_offer offer;          /* the threads it is offered */
     uint64_t visited, most, most_higher; /* in the layer's groups so far, for FCS_PROOF_TRACE */
 } proof_common;
 
