@@ -213,3 +213,21 @@ def phase_states(result: Any) -> Dict[str, int]:
 def golden_expanded(solve: str) -> int:
     """The positions ``solve`` expands, all phases together."""
     return GOLDEN[solve]["expanded"]
+
+
+def kill_mid_proof(saved: Path, number: int, rules: str, room: int,
+                   phases: Tuple[str, ...] = ("search", "proof"), threads: int = 1) -> None:
+    """Solve ``number`` in another process under ``rules`` (a ``preset(...)`` expression) with
+    ``Limits(max_states=room)``, saving checkpoints at ``saved`` every 50 ms, and kill it well
+    into the layered proof (its checkpoint past a megabyte)."""
+    code = ("from fcsurvey.limits import Limits; from fcsurvey.rules import preset; "
+            "from fcsurvey.solver import solve; "
+            f"solve({number}, {rules}, Limits(max_states={room}), checkpoints={str(saved.parent)!r}, "
+            f"checkpoint_every=0.05, phases={tuple(phases)!r}, threads={threads})")
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    deadline = time.monotonic() + 60
+    while not (saved.exists() and saved.stat().st_size > 1_000_000):
+        assert proc.poll() is None and time.monotonic() < deadline, "no checkpoint while it ran"
+        time.sleep(0.005)
+    proc.kill()
+    proc.wait()

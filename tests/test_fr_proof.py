@@ -11,9 +11,6 @@ that can be won it must never prove anything.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from typing import Iterator, List, Optional, Tuple
 
 import pytest
@@ -26,6 +23,8 @@ from fcsurvey.replay import walk
 from fcsurvey.rules import PRESETS, Rules, preset
 from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
 from fcsurvey.solver import PROOF, SEARCH, checkpoint_path, solve, solve_position
+
+from conftest import kill_mid_proof
 
 #: Room for both: the searches decide almost every case below within it.
 ROOM = Limits(max_states=100_000)
@@ -137,17 +136,7 @@ def test_a_killed_foundation_return_proof_goes_on_from_its_checkpoint(tmp_path, 
     start = Position.from_deal(deal(2852003, rules))
     saved = checkpoint_path(tmp_path / "proofs", start, rules)
     assert saved != checkpoint_path(tmp_path / "proofs", start, rules.replace(foundation_return=False))
-    code = ("from fcsurvey.limits import Limits; from fcsurvey.rules import preset; "
-            "from fcsurvey.solver import solve; "
-            "solve(2852003, preset('freecell', foundation_return=True), Limits(max_states=50000), "
-            f"checkpoints={str(saved.parent)!r}, checkpoint_every=0.05, phases=('proof',))")
-    proc = subprocess.Popen([sys.executable, "-c", code])
-    deadline = time.monotonic() + 60
-    while not (saved.exists() and saved.stat().st_size > 1_000_000):
-        assert proc.poll() is None and time.monotonic() < deadline, "no checkpoint while it ran"
-        time.sleep(0.005)
-    proc.kill()
-    proc.wait()
+    kill_mid_proof(saved, 2852003, "preset('freecell', foundation_return=True)", 50_000, phases=(PROOF,))
     resumed = solve(2852003, rules, limits, checkpoints=saved.parent, phases=(PROOF,))
     fresh = solve(2852003, rules, limits, phases=(PROOF,))
     assert (resumed.status, resumed.resumed, fresh.status, fresh.resumed) == (UNSOLVABLE, True, UNSOLVABLE, False)

@@ -7,9 +7,6 @@ scripts/bench_proof.py --threads, not here."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
-import time
 
 import pytest
 
@@ -20,7 +17,7 @@ from fcsurvey.rules import preset
 from fcsurvey.schema import UNSOLVABLE
 from fcsurvey.solver import MAX_THREADS, PROOF, SolverError, checkpoint_path, solve
 
-from conftest import cli, golden_expanded, golden_states
+from conftest import cli, golden_expanded, golden_states, kill_mid_proof
 
 ONE_CELL = preset("freecell", cells=1)
 #: The layered proof of 1-cell deal 1706 visits 2,365,759 positions, whatever its room
@@ -56,27 +53,11 @@ def test_a_whole_solve_on_threads_counts_as_on_one():
     assert (result.states, result.expanded) == (one.states, one.expanded)
 
 
-def kill_mid_proof(saved, threads: int) -> None:
-    """Prove 1-cell deal 1706 (room 200,000) in another process on ``threads`` threads, saving
-    checkpoints at ``saved``, and kill it well into the layered proof."""
-    code = ("from fcsurvey.limits import Limits; from fcsurvey.rules import preset; "
-            "from fcsurvey.solver import solve; "
-            f"solve(1706, preset('freecell', cells=1), Limits(max_states=50000), "
-            f"checkpoints={str(saved.parent)!r}, checkpoint_every=0.05, threads={threads})")
-    proc = subprocess.Popen([sys.executable, "-c", code])
-    deadline = time.monotonic() + 60
-    while not (saved.exists() and saved.stat().st_size > 1_000_000):
-        assert proc.poll() is None and time.monotonic() < deadline, "no checkpoint while it ran"
-        time.sleep(0.005)
-    proc.kill()
-    proc.wait()
-
-
 def test_a_checkpoint_saved_on_two_threads_goes_on_with_any_number(tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     golden = "deal 1706, 1 cell, max_states 50000"
     saved = checkpoint_path(tmp_path / "two", Position.from_deal(deal(1706, ONE_CELL)), ONE_CELL)
-    kill_mid_proof(saved, threads=2)
+    kill_mid_proof(saved, 1706, "preset('freecell', cells=1)", 50_000, threads=2)
     again = tmp_path / "one" / saved.name
     again.parent.mkdir()
     shutil.copy(saved, again)

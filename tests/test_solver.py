@@ -4,10 +4,7 @@ to the reference engine."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -27,7 +24,7 @@ from fcsurvey.solver import (PROOF, SEARCH, SolverError, checkpoint_path, core_r
                              solve_position)
 
 from conftest import (NEED_FOUR, NEED_NONE, SEARCH_PHASES, THE_EIGHT, golden_expanded, golden_phases, golden_states,
-                      phase_states)
+                      kill_mid_proof, phase_states)
 
 KIND = {COLUMN: 0, CELL: 1, engine.FOUNDATION: 2}
 
@@ -218,22 +215,6 @@ def test_a_layer_bigger_than_the_room_is_worked_through_in_slices(tmp_path, monk
 CHECKPOINTED = (1706, 1, 50_000)
 
 
-def kill_mid_proof(number, cells, room, saved, phases=("search", "proof")):
-    """Solve in another process, saving checkpoints at ``saved``, and kill it well into the
-    layered proof."""
-    code = ("from fcsurvey.limits import Limits; from fcsurvey.rules import preset; "
-            "from fcsurvey.solver import solve; "
-            f"solve({number}, preset('freecell', cells={cells}), Limits(max_states={room}), "
-            f"checkpoints={str(saved.parent)!r}, checkpoint_every=0.05, phases={phases!r})")
-    proc = subprocess.Popen([sys.executable, "-c", code])
-    deadline = time.monotonic() + 60
-    while not (saved.exists() and saved.stat().st_size > 1_000_000):
-        assert proc.poll() is None and time.monotonic() < deadline, "no checkpoint while it ran"
-        time.sleep(0.005)
-    proc.kill()
-    proc.wait()
-
-
 @pytest.mark.parametrize("room, golden", [
     (CHECKPOINTED[2], "deal 1706, 1 cell, max_states 50000"),
     # Room for 40,000: groups come back in slices, and checkpoints fall between their parts.
@@ -244,7 +225,7 @@ def test_a_killed_proof_goes_on_from_its_checkpoint(tmp_path, monkeypatch, room,
     rules, limits = preset("freecell", cells=cells), Limits(max_states=room)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     saved = checkpoint_path(tmp_path / "proofs", Position.from_deal(deal(number, rules)), rules)
-    kill_mid_proof(number, cells, room, saved)
+    kill_mid_proof(saved, number, f"preset('freecell', cells={cells})", room)
     resumed = solve(number, rules, limits, checkpoints=saved.parent)
     fresh = solve(number, rules, limits)
     assert (resumed.status, resumed.resumed, fresh.resumed) == (UNSOLVABLE, True, False)
@@ -261,7 +242,7 @@ def test_a_killed_proof_run_apart_goes_on_with_the_same_counts(tmp_path, monkeyp
     rules, limits = preset("freecell", cells=cells), Limits(max_states=room)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     saved = checkpoint_path(tmp_path / "proofs", Position.from_deal(deal(number, rules)), rules)
-    kill_mid_proof(number, cells, room, saved, phases=(PROOF,))
+    kill_mid_proof(saved, number, f"preset('freecell', cells={cells})", room, phases=(PROOF,))
     searched = solve(number, rules, limits, checkpoints=saved.parent, phases=(SEARCH,))
     proved = solve(number, rules, limits, checkpoints=saved.parent, phases=(PROOF,))
     whole = solve(number, rules, limits)
