@@ -163,7 +163,8 @@ def _rate_claim(id: str, name: str, rules: Rules, last: int, winnable: float, er
 
 
 #: The nine deals FreeCell Pro's survey could not decide with 4 cells, in the record's order;
-#: each was later proved unsolvable (1.5-6.5 hours each on a 256 GB machine).
+#: each was later proved unsolvable (1.5-6.5 hours each on a 256 GB machine).  Their claim
+#: takes DEEP_STATES: at the default limit the layered proof of 219837216 runs out of room.
 INTRACTABLE_NINE = (219837216, 1252215044, 2255988055, 2901685480, 2902413565, 4260084873,
                     6687921694, 7489392343, 6825625742)
 FREECELL = PRESETS["freecell"]
@@ -227,7 +228,7 @@ CLAIMS: Tuple[Claim, ...] = (
     Claim("intractable-nine", "4 free cells: the nine deals FreeCell Pro's survey left intractable, "
           + " ".join(str(n) for n in INTRACTABLE_NINE) + ", are unsolvable",
           FREECELL, DealSet((n, n) for n in INTRACTABLE_NINE), ExactDeals(UNSOLVABLE, INTRACTABLE_NINE),
-          FREECELL_PRO, FULL),
+          FREECELL_PRO, FULL, DEEP_STATES),
     # agrees with the counts of the 0- to 4-cell claims over 1-32,000 (tests/test_known.py), but
     # is checked by one --difficulty survey, and deal by deal
     Claim("min-cells-1-32000", "4 free cells: the fewest free cells that win deals 1-32,000 are "
