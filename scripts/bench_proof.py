@@ -254,21 +254,30 @@ def own_tmpdir(base: Path, part: str) -> Tuple[str, Dict[str, str]]:
     return str(tmp), {**os.environ, "TMPDIR": str(tmp)}
 
 
+def read_result(line: Line, cap_s: float, count: str) -> Optional[dict]:
+    """The solve's JSON result from ``line``'s output, with its verdict and its ``count``
+    (``states`` or ``expanded``) put on the line; None when it printed none."""
+    try:
+        result = json.loads(line.usage.stdout)
+    except ValueError:
+        line.verdict = f"no result (exit {line.usage.returncode})"
+        return None
+    line.positions = result[count]
+    line.verdict = result["status"] + (f" ({result['limit']} limit)" if result.get("limit") else "")
+    if result.get("limit") == TIME_LIMIT:
+        line.verdict = f"not finished after {cap_s:g} s ({line.verdict})"
+    return result
+
+
 def run_proof(part: str, deal: int, cells: int, cap_s: float, base: Path) -> Line:
     """Part a, b or c: ``fcsurvey solve DEAL --cells K --json`` with --timeout cap_s."""
     tmp, env = own_tmpdir(base, part)
     cmd = fcsurvey_command() + ["solve", str(deal), "--cells", str(cells), "--json", "--timeout", f"{cap_s:g}"]
     usage = run_measured(cmd, [tmp], cap_s + GRACE_S, env)
     line = Line(part, f"{cells}-cell deal {deal}", usage)
-    try:
-        result = json.loads(usage.stdout)
-    except ValueError:
-        line.verdict = f"no result (exit {usage.returncode})"
+    result = read_result(line, cap_s, "states")
+    if result is None:
         return line
-    line.positions = result["states"]
-    line.verdict = result["status"] + (f" ({result['limit']} limit)" if result.get("limit") else "")
-    if result.get("limit") == TIME_LIMIT:
-        line.verdict = f"not finished after {cap_s:g} s ({line.verdict})"
     proof = result.get("phase_counts", {}).get("layered_proof")
     if proof and proof["states"]:
         line.extra.append(f"layered proof {proof['states']:,} positions in {proof['time_s']:,.0f} s")
@@ -353,15 +362,8 @@ def run_proof_alone(part: str, deal: int, cells: int, cap_s: float, base: Path, 
     cmd = [sys.executable, "-c", PROOF_ALONE, str(deal), str(cells), f"{cap_s:g}", str(threads)]
     usage = run_measured(cmd, [tmp], cap_s + GRACE_S, env)
     line = Line(part, f"{cells}-cell deal {deal}, layered proof alone, {threads} thread{'s' * (threads > 1)}", usage)
-    try:
-        result = json.loads(usage.stdout)
-    except ValueError:
-        line.verdict = f"no result (exit {usage.returncode})"
-        return line
-    line.positions = result["expanded"]
-    line.verdict = result["status"] + (f" ({result['limit']} limit)" if result.get("limit") else "")
-    if result.get("limit") == TIME_LIMIT:
-        line.verdict = f"not finished after {cap_s:g} s ({line.verdict}); positions: expanded"
+    if read_result(line, cap_s, "expanded") is not None and line.verdict.startswith("not finished"):
+        line.verdict += "; positions: expanded"
     return line
 
 
