@@ -32,8 +32,8 @@ from .known import CLAIMS, TIERS, ClaimError
 from .report import FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError
 from .console import ConsoleError, console_progress, setup_logging
-from .explore import (EXPLORATIONS, ExploreError, explore_deals, explore_foundation_return, explore_markdown,
-                      explore_text)
+from .explore import (EXPLORATIONS, RANGES, ExploreError, below, explore_deals, explore_foundation_return,
+                      explore_markdown, explore_text)
 from .summary import summarize, summary_text
 from .survey import DEFAULT_CHUNK_SIZE, Survey, SurveyError, default_out
 from .verify import CACHE_DIR, check_all, claims_text, select, table_markdown, table_text
@@ -487,18 +487,21 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
 @click.option("--report", type=DataPath(dir_okay=False, writable=True, path_type=Path), default=None,
               help="Also write the table to this file as Markdown.")
 @click.option("--list", "list_claims", is_flag=True, help="List the claims with their tiers and sources.")
-@click.option("--explore", type=click.Choice(EXPLORATIONS), default=None,
+@click.option("--explore", type=click.Choice(list(EXPLORATIONS)), default=None,
               help="Instead of claims, re-solve the deals unsolvable with 4 cells below 1,000,000 "
-                   "(10,000,000 with --tier full, or those of --deals) with foundation return, with "
-                   "proofs both ways.")
+                   "(10,000,000 with --tier full, or those of --range or --deals) with foundation "
+                   "return, with proofs both ways; foundation-return-5cells: the six unsolvable "
+                   "with 5 cells, with 5.")
+@click.option("--range", "explore_range", type=click.Choice(list(RANGES)), default=None,
+              help="With --explore: re-solve those below 1,000,000, 10,000,000, 100,000,000 (1,282 "
+                   "deals), 1,000,000,000, or all 8,589,934,591 (102,075 deals).")
 @click.option("--deals", "explore_among", metavar="DEALS", default=None,
               help="With --explore: re-solve the deals of DEALS (a number, range or comma list, as "
-                   "survey takes) that are unsolvable with 4 cells, instead of the tier's; "
-                   "1-100000000 holds 1,282.")
+                   "survey takes) that are unsolvable, instead of the tier's.")
 @click.pass_context
 def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], datasets: tuple[Path, ...],
            workers: Optional[int], cache: Path, report: Optional[Path], list_claims: bool,
-           explore: Optional[str], explore_among: Optional[str]) -> None:
+           explore: Optional[str], explore_range: Optional[str], explore_among: Optional[str]) -> None:
     """Check fcsurvey against the published FreeCell record.
 
     Each claim (e.g. "exactly eight deals below 1,000,000 are unsolvable")
@@ -516,7 +519,9 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
       fcsurvey verify --claim 4cells-1-1000000 --workers 8
       fcsurvey verify --dataset results/freecell_1-32000
       fcsurvey verify --explore foundation-return --tier full
-      fcsurvey verify --explore foundation-return --deals 1-100000000 --workers 1
+      fcsurvey verify --explore foundation-return --range 100M
+      fcsurvey verify --explore foundation-return --deals 1-20000000 --workers 1
+      fcsurvey verify --explore foundation-return-5cells
     """
     if list_claims:
         click.echo(claims_text(CLAIMS))
@@ -524,18 +529,25 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
     started = time.monotonic()
     options = dict(cache=cache, workers=workers, progress=console_progress,
                    say=lambda line: click.echo(line, err=True))
-    if explore_among is not None and explore is None:
-        raise click.UsageError("--deals picks the deals of --explore: give --explore too")
+    if explore is None and (explore_among is not None or explore_range is not None):
+        given = "--deals" if explore_among is not None else "--range"
+        raise click.UsageError(f"{given} picks the deals of --explore: give --explore too")
     if explore is not None:
         if claim_ids or datasets:
             raise click.UsageError("--explore checks no claim: drop --claim and --dataset")
-        if explore_among is not None and tier is not None:
-            raise click.UsageError("--deals and --tier both pick the deals of --explore: give one")
-        among = parse_deals(explore_among) if explore_among is not None else None
-        explored = explore_foundation_return(explore_deals(tier, among), **options)
-        click.echo(explore_text(explored))
+        pickers = [name for name, value in (("--deals", explore_among), ("--range", explore_range),
+                                            ("--tier", tier)) if value is not None]
+        if len(pickers) > 1:
+            both = "both" if len(pickers) == 2 else "all"
+            raise click.UsageError(f"{', '.join(pickers[:-1])} and {pickers[-1]} {both} pick the deals of "
+                                   "--explore: give one")
+        among = parse_deals(explore_among) if explore_among is not None else below(explore_range)
+        exploration = EXPLORATIONS[explore]
+        explored = explore_foundation_return(explore_deals(tier, among, exploration), exploration=exploration,
+                                             **options)
+        click.echo(explore_text(explored, exploration.rules.cells))
         if report is not None:
-            report.write_text(explore_markdown(explored), encoding="utf-8")
+            report.write_text(explore_markdown(explored, exploration.rules.cells), encoding="utf-8")
         ctx.exit(0 if all(e.proved for e in explored) else EXIT_INVALID)
     outcomes = list(check_all(select(tier, claim_ids, datasets), **options))
     elapsed = time.monotonic() - started

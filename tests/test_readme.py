@@ -48,8 +48,8 @@ SHORTENED: Dict[str, str] = {
         "fcsurvey survey 161-165 --difficulty --max-states 50000000 --workers 2",
     "fcsurvey survey 1-32000 --executor dask": "fcsurvey survey 1-40 --executor dask --workers 1",
     # the eight below 1,000,000, which the step before has in the cache already
-    "fcsurvey verify --explore foundation-return --deals 1-100000000":
-        "fcsurvey verify --explore foundation-return --deals 1-1000000",
+    "fcsurvey verify --explore foundation-return --range 100M":
+        "fcsurvey verify --explore foundation-return --range 1M",
 }
 
 #: README command -> why it is not run here.
@@ -59,6 +59,8 @@ SKIPPED: Dict[str, str] = {
         "needs a running Dask scheduler at tcp://head:8786 and storage shared by its workers "
         "(tests/test_dask.py runs the Dask backend on a local cluster)",
     "dask scheduler": "starts a Dask scheduler on a cluster's head host",
+    "fcsurvey verify --explore foundation-return-5cells":
+        "about 15 s of solving; tests/test_explore.py runs it (slow) and two of its deals (fast)",
     "dask worker tcp://head:8786 --nworkers 32 --nthreads 1": "starts Dask workers on a cluster's hosts",
 }
 
@@ -137,7 +139,7 @@ GROUPS: Dict[str, Tuple[Step, ...]] = {
              expected=("1 claims: 1 PASS, 0 FAIL",)),
         Step("fcsurvey verify --explore foundation-return",
              expected=("0 of 8 become solvable with foundation return",)),
-        Step("fcsurvey verify --explore foundation-return --deals 1-100000000",
+        Step("fcsurvey verify --explore foundation-return --range 100M",
              expected=("0 of 8 become solvable with foundation return",)),
     ),
     "difficulty and deal lists": (

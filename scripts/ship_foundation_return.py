@@ -1,0 +1,127 @@
+"""Ship the foundation-return exploration: one small dataset, a plain list and the figures.
+
+    python scripts/ship_foundation_return.py SOURCE [SOURCE ...]
+
+Each SOURCE is a dataset of deals unsolvable with 4 cells, solved again with foundation
+return on (``fcsurvey verify --explore foundation-return`` writes one into verify's cache; a
+long run may be made in passes, for instance a first pass with ``--timeout`` that leaves the
+slow deals ``unknown`` for a second).  Their decided rows go, unchanged, into one dataset at
+the default limits: a verdict reached under a timeout is the one the same build reaches
+without it, since a timeout only stops a search, and the rows keep their states and times.
+A deal decided in no source is left out and named.  Every solution is replayed by the rules
+engine before it is shipped, and each must bring a card back down from a foundation, or the
+deal was not unsolvable without foundation return: one that does not is reported.
+
+It writes ``results/foundation-return-4cells`` (one file per 1,000,000,000 deal numbers and
+source build), ``results/lists/winnable-only-with-foundation-return.txt`` (one deal a line)
+and prints the Markdown figures for docs/known-results.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+import pyarrow.parquet as pq
+
+from fcsurvey import known, store
+from fcsurvey.deals import deal as make_deal
+from fcsurvey.dealset import MAX_DEAL, DealSet
+from fcsurvey.explore import FOUNDATION_RETURN, returned_cards
+from fcsurvey.limits import Limits
+from fcsurvey.replay import validate
+from fcsurvey.rules import Rules
+from fcsurvey.schema import SOLVED, UNSOLVABLE
+
+OUT = Path("results/foundation-return-4cells")
+LIST = Path("results/lists/winnable-only-with-foundation-return.txt")
+FILE_SPAN = 1_000_000_000  # deal numbers per shipped file
+BOUNDS = (10_000_000, 100_000_000, 1_000_000_000, MAX_DEAL)
+HARDEST = 10
+KEPT = ("deal", "status", "moves", "atomic_moves", "solution", "states", "elapsed_ms", "limit", "error")
+
+
+def decided_rows(sources: Sequence[Path]) -> Dict[int, dict]:
+    """Each deal's first decided row over ``sources``, with the build of its file."""
+    rows: Dict[int, dict] = {}
+    for source in sources:
+        manifest = store.read_manifest(source)
+        if Rules.from_dict(manifest["rules"]) != FOUNDATION_RETURN:
+            sys.exit(f"Error: {source} was not solved with 4 cells and foundation return")
+        for f in store.chunk_files(source):
+            meta = pq.read_metadata(f).metadata or {}
+            build = meta.get(store.META_BUILD.encode(), b"").decode() or None
+            for row in pq.read_table(f, columns=list(KEPT)).to_pylist():
+                if row["status"] in (SOLVED, UNSOLVABLE) and row["deal"] not in rows:
+                    rows[row["deal"]] = {**row, "build": build}
+    return rows
+
+
+def ship(rows: Dict[int, dict], out: Path) -> None:
+    """Write the rows into ``out``, a file per FILE_SPAN deal numbers and build."""
+    groups: Dict[tuple, List[dict]] = {}
+    for number, row in sorted(rows.items()):
+        groups.setdefault((row["build"], (number - 1) // FILE_SPAN), []).append(row)
+    requested = DealSet.from_sorted(sorted(rows))
+    started = time.time()
+    for (build, _), group in sorted(groups.items(), key=lambda item: item[0][1]):
+        dataset = store.Dataset.open(out, FOUNDATION_RETURN, Limits(), requested, build=build)
+        try:
+            dataset.write_chunk([{k: r[k] for k in KEPT} for r in group], started)
+        finally:
+            dataset.close()
+
+
+def figures(rows: Dict[int, dict], wanted: Sequence[int], findings: List[str]) -> str:
+    """The Markdown summary: counts by bound, cards brought back, the hardest proofs."""
+    solved = {n: r for n, r in rows.items() if r["status"] == SOLVED}
+    lines = ["| deals below | unsolvable with 4 cells | winnable with foundation return | still unsolvable |",
+             "|---|---|---|---|"]
+    for bound in BOUNDS:
+        among = [n for n in wanted if n <= bound]
+        won = sum(n in solved for n in among)
+        lines.append(f"| {bound:,} | {len(among):,} | {won:,} | {sum(n in rows for n in among) - won:,} |")
+    returns = Counter(returned_cards(r["solution"]) for r in solved.values())
+    lines += ["", "Cards brought back down in the solution found (not proved shortest): "
+              + ", ".join(f"{k}: {v:,}" for k, v in sorted(returns.items())), "",
+              "| hardest | verdict | positions | time |", "|---|---|---|---|"]
+    for r in sorted(rows.values(), key=lambda r: -r["states"])[:HARDEST]:
+        lines.append(f"| {r['deal']} | {r['status']} | {r['states']:,} | {r['elapsed_ms'] / 1000:.1f} s |")
+    cpu_h = sum(r["elapsed_ms"] for r in rows.values()) / 3.6e6
+    lines += ["", f"Solve time of the shipped rows together: {cpu_h:.2f} core-hours."]
+    return "\n".join(lines + [""] + findings)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sources", nargs="+", type=Path)
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--list", type=Path, default=LIST)
+    args = parser.parse_args(argv)
+    if args.out.exists():
+        sys.exit(f"Error: {args.out} exists; move it away first")
+    wanted = known.IMPOSSIBLE_4_CELLS.numbers()
+    rows = decided_rows(args.sources)
+    findings = []
+    for number, row in sorted(rows.items()):
+        if row["status"] != SOLVED:
+            continue
+        check = validate(make_deal(number, FOUNDATION_RETURN), FOUNDATION_RETURN, row["solution"] or "")
+        if not check.ok:
+            sys.exit(f"Error: deal {number}'s solution does not replay: {check.verdict()}")
+        if returned_cards(row["solution"]) == 0:
+            findings.append(f"Finding: deal {number}'s solution brings no card back down from a foundation.")
+    missing = [n for n in wanted if n not in rows]
+    if missing:
+        findings.append(f"Not decided in any source ({len(missing):,}): {' '.join(map(str, missing[:50]))}")
+    ship(rows, args.out)
+    args.list.write_text("".join(f"{n}\n" for n in sorted(n for n, r in rows.items() if r["status"] == SOLVED)))
+    print(figures(rows, wanted, findings))
+
+
+if __name__ == "__main__":
+    main()
