@@ -26,6 +26,7 @@ _API = {
     "Limits": "limits", "SolverError": "limits",
     "solve": "solver", "solve_board": "solver", "Result": "solver",
     "validate": "replay",
+    "hint": "hints", "Hint": "hints",
     "read": "store",
 }
 
@@ -33,6 +34,7 @@ __all__ = list(_API)
 
 if TYPE_CHECKING:  # what the names are, for type checkers; at run time __getattr__ imports them
     from .deals import deal
+    from .hints import Hint, hint
     from .limits import Limits, SolverError
     from .replay import validate
     from .rules import PRESETS, Rules, RulesError, preset

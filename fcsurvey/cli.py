@@ -32,6 +32,7 @@ from .known import CLAIMS, TIERS, ClaimError
 from .report import FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError
 from .console import ConsoleError, console_progress, setup_logging
+from .hints import HINT_TIMEOUT_S, LOST, UNKNOWN as HINT_UNKNOWN, HintError, hint as find_hint
 from .explore import (EXPLORATIONS, ExploreError, explore_deals, explore_foundation_return, explore_markdown,
                       explore_text)
 from .summary import summarize, summary_text
@@ -45,7 +46,7 @@ OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 #: Library errors that mean "the user asked for something impossible".
 BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError, NotationError, SolverError, ClaimError,
-                    ExecutorError, ReportError, ConsoleError, ExploreError)
+                    ExecutorError, ReportError, ConsoleError, ExploreError, HintError)
 
 
 class DealNumber(click.ParamType):
@@ -468,6 +469,60 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
                 click.echo(f"\nmove {index}: {token}")
                 click.echo(format_board(position, rules))
     ctx.exit(EXIT_FOR_STATUS[result.status])
+
+
+#: Exit status of ``hint`` by what it found: as ``solve``'s (0 a move or won, 1 lost, 3 unknown).
+EXIT_FOR_HINT = {LOST: 1, HINT_UNKNOWN: 3}
+
+
+@cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
+@click.argument("number", type=DEAL, required=False)
+@click.option("--board-file", type=TEXT_FILE, default=None,
+              help="Start from the position in FILE (fc-solve/PySol board text; '-' reads stdin).")
+@click.option("--moves", "played", default="", metavar="MOVES",
+              help="The moves played so far from the start, in the move notation, separated by "
+                   "spaces or commas (\"3a a5 7h 36v3\").")
+@click.option("--moves-file", type=TEXT_FILE, default=None,
+              help="Read the moves played so far from FILE instead ('-' reads standard input).")
+@rule_options
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=HINT_TIMEOUT_S,
+              show_default=True, metavar="SECONDS",
+              help="Budget of the search: past it the hint is unknown.")
+@click.option("--max-states", type=click.IntRange(min=1), default=DEFAULT_MAX_STATES, show_default=True,
+              help="Most positions the search stores (about 82 bytes each).")
+@click.option("--json", "as_json", is_flag=True, help="Print the hint as one JSON object.")
+@click.pass_context
+def hint(ctx: click.Context, number: Optional[int], board_file: Optional[str], played: str,
+         moves_file: Optional[str], timeout: float, max_states: int, as_json: bool, **opts: Any) -> None:
+    """Say the next move of a winning line from a position a player reached.
+
+    The position is deal NUMBER (or --board-file) after the moves played so
+    far.  The answer is a proof: the next move with the length of a winning
+    line the rules engine replayed, or "lost" when an exhaustive search from
+    the position found no win, or "unknown" when neither came within the
+    budget.  Exit code 0 a move (or the game is won), 1 lost, 3 unknown,
+    2 bad input (a played move that does not apply is named).
+
+    \b
+    Examples:
+      fcsurvey hint 164
+      fcsurvey hint 164 --moves "17 15 17" --json
+      fcsurvey hint 11982 --moves-file played.txt --timeout 5
+      fcsurvey hint --board-file position.txt --cells 3
+    """
+    if (number is None) == (board_file is None):
+        raise click.UsageError("give a deal NUMBER or --board-file, not both or neither")
+    if played and moves_file is not None:
+        raise click.UsageError("give the played moves with --moves or --moves-file, not both")
+    rules = rules_from(opts)
+    found = find_hint(board_file if board_file is not None else number,
+                      moves_file if moves_file is not None else played, rules,
+                      timeout=timeout, max_states=max_states)
+    if as_json:
+        click.echo(json.dumps({"deal": number, "rules": rules.to_dict(), **found.to_dict()}))
+    else:
+        click.echo(found.text())
+    ctx.exit(EXIT_FOR_HINT.get(found.status, 0))
 
 
 @cli.command()
