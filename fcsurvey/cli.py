@@ -12,7 +12,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional, TextIO
+from typing import Any, Callable, Optional
 
 import click
 
@@ -29,7 +29,7 @@ from .limits import DEFAULT_MAX_STATES, Limits, SolverError
 from .schema import SOLVED, UNKNOWN, UNSOLVABLE
 from .solver import MAX_THREADS, solve_position
 from .known import CLAIMS, TIERS, ClaimError
-from .report import FIELDS, FORMATS, ReportError, export as export_deals, write_report
+from .report import BINARY_FORMATS, FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError
 from .console import ConsoleError, console_progress, setup_logging
 from .hints import HINT_TIMEOUT_S, LOST, UNKNOWN as HINT_UNKNOWN, HintError, hint as find_hint
@@ -364,11 +364,11 @@ def summary(directory: Path, as_json: bool) -> None:
 @click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N", help="Export at most N deals.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="json", show_default=True,
               help="json: one record a deal with the solution and its moves; csv: one row a deal; "
-                   "txt: deal numbers only.")
-@click.option("--out", type=click.File("w", lazy=True), default="-", metavar="FILE",
+                   "txt: deal numbers only; lines: deal<TAB>solution a line, solved deals only.")
+@click.option("--out", type=click.Path(dir_okay=False, allow_dash=True), default="-", metavar="FILE",
               help="Write here instead of standard output.")
 def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Optional[int], fmt: str,
-           out: TextIO) -> None:
+           out: str) -> None:
     """Export deal lists from a survey DATASET for games and players.
 
     JSON records carry the deal, rules, status, difficulty and its rank, min_cells,
@@ -383,9 +383,11 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
       fcsurvey export results/ms-freecell-1-32000 --where "status = solved" --sort difficulty --limit 1000
       fcsurvey export results/ms-freecell-1-32000 --sort difficulty --desc --limit 100 --format csv
       fcsurvey export results/freecell_1-32000 --where "moves <= 80" --format txt
+      fcsurvey export results/freecell_1-32000 --format lines | gzip -9n > solutions.txt.gz
     """
-    count = export_deals(dataset, out, where=where, sort=sort, descending=desc, limit=limit, fmt=fmt,
-                         progress=True)
+    with click.open_file(out, "wb" if fmt in BINARY_FORMATS else "w", lazy=True) as stream:
+        count = export_deals(dataset, stream, where=where, sort=sort, descending=desc, limit=limit, fmt=fmt,
+                             progress=True)
     click.echo(f"Exported {count:,} deals.", err=True)
 
 
