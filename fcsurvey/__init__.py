@@ -27,6 +27,7 @@ _API = {
     "solve": "solver", "solve_board": "solver", "Result": "solver",
     "validate": "replay",
     "hint": "hints", "Hint": "hints",
+    "load_table": "tables", "WinnableTable": "tables",
     "read": "store",
 }
 
@@ -40,6 +41,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time __getatt
     from .rules import PRESETS, Rules, RulesError, preset
     from .solver import Result, solve, solve_board
     from .store import read
+    from .tables import WinnableTable, load_table
 
 
 def __getattr__(name: str) -> Any:

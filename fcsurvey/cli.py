@@ -364,7 +364,8 @@ def summary(directory: Path, as_json: bool) -> None:
 @click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N", help="Export at most N deals.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="json", show_default=True,
               help="json: one record a deal with the solution and its moves; csv: one row a deal; "
-                   "txt: deal numbers only; lines: deal<TAB>solution a line, solved deals only.")
+                   "txt: deal numbers only; lines: deal<TAB>solution a line, solved deals only; "
+                   "bitmap: the winnable table, one bit a deal from deal 1 (docs/game-makers.md).")
 @click.option("--out", type=click.Path(dir_okay=False, allow_dash=True), default="-", metavar="FILE",
               help="Write here instead of standard output.")
 def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Optional[int], fmt: str,
@@ -384,6 +385,7 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
       fcsurvey export results/ms-freecell-1-32000 --sort difficulty --desc --limit 100 --format csv
       fcsurvey export results/freecell_1-32000 --where "moves <= 80" --format txt
       fcsurvey export results/freecell_1-32000 --format lines | gzip -9n > solutions.txt.gz
+      fcsurvey export results/freecell_1-1000000 --format bitmap --out winnable-4cells-1-1000000.bin
     """
     with click.open_file(out, "wb" if fmt in BINARY_FORMATS else "w", lazy=True) as stream:
         count = export_deals(dataset, stream, where=where, sort=sort, descending=desc, limit=limit, fmt=fmt,

@@ -40,6 +40,7 @@ from .rules import Rules
 from .schema import DIFFICULTY_RANK, SOLVED, STATUSES
 from .store import read, read_manifest
 from .summary import summarize, summary_text
+from .tables import encode
 
 
 #: Told how many more deals an export has got through, for its progress bar.
@@ -317,17 +318,21 @@ def _write_lines(table: pa.Table, rules: Rules, out: IO[Any], tick: Tick, last: 
                    for number, solution in zip(table["deal"].to_pylist(), table["solution"].to_pylist()))
 
 
+def _write_bitmap(table: pa.Table, rules: Rules, out: IO[Any], tick: Tick, last: int) -> None:
+    out.write(encode(table["deal"].to_pylist(), last))
+
+
 #: A format's writer: the rows, their rules, where to, the progress tick, and the last deal
-#: the dataset was asked to cover.
+#: the dataset was asked to cover (the bitmap's extent).
 Writer = Callable[[pa.Table, Rules, IO[Any], Tick, int], None]
-LINES = "lines"
+LINES, BITMAP = "lines", "bitmap"
 WRITERS: Dict[str, Writer] = {
-    "json": _write_json, "csv": _write_csv, "txt": _write_txt, LINES: _write_lines}
+    "json": _write_json, "csv": _write_csv, "txt": _write_txt, LINES: _write_lines, BITMAP: _write_bitmap}
 FORMATS = tuple(WRITERS)
 #: Formats that write only the solved deals of the selection.
-SOLVED_FORMATS = (LINES,)
+SOLVED_FORMATS = (LINES, BITMAP)
 #: Formats written as bytes, to a binary stream; the others write text.
-BINARY_FORMATS: Tuple[str, ...] = ()
+BINARY_FORMATS = (BITMAP,)
 
 
 def export(path: Path, out: IO[Any], *, where: Optional[str] = None, sort: str = "deal",
@@ -339,7 +344,9 @@ def export(path: Path, out: IO[Any], *, where: Optional[str] = None, sort: str =
     min_cells, min_cells_exact, moves, solution (the move notation) and solution_moves
     (from, to, card, count).  csv: the same but the rules and solution_moves.  txt: deal
     numbers, one a line.  lines: ``deal<TAB>solution`` a line, for the solved deals only
-    (compact, and gzip-friendly: ``| gzip -9n``).  A solved
+    (compact, and gzip-friendly: ``| gzip -9n``).  bitmap: the winnable table of tables.py,
+    a bit set for each solved deal selected, covering deals 1 to the last the dataset was
+    asked to cover; ``out`` must then be a binary stream (see BINARY_FORMATS).  A solved
     deal is in a dataset only with a solution the rules engine replayed when it was solved
     (fcsurvey.solver.solve); every solution the dataset keeps is replayed again before
     anything is written.  With ``progress``, a large export shows bars on stderr
