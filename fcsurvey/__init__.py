@@ -26,6 +26,8 @@ _API = {
     "Limits": "limits", "SolverError": "limits",
     "solve": "solver", "solve_board": "solver", "Result": "solver",
     "validate": "replay",
+    "hint": "hints", "Hint": "hints",
+    "load_table": "tables", "WinnableTable": "tables",
     "read": "store",
 }
 
@@ -33,11 +35,13 @@ __all__ = list(_API)
 
 if TYPE_CHECKING:  # what the names are, for type checkers; at run time __getattr__ imports them
     from .deals import deal
+    from .hints import Hint, hint
     from .limits import Limits, SolverError
     from .replay import validate
     from .rules import PRESETS, Rules, RulesError, preset
     from .solver import Result, solve, solve_board
     from .store import read
+    from .tables import WinnableTable, load_table
 
 
 def __getattr__(name: str) -> Any:

@@ -12,7 +12,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional, TextIO
+from typing import Any, Callable, Optional
 
 import click
 
@@ -29,9 +29,10 @@ from .limits import DEFAULT_MAX_STATES, Limits, SolverError
 from .schema import SOLVED, UNKNOWN, UNSOLVABLE
 from .solver import MAX_THREADS, solve_position
 from .known import CLAIMS, TIERS, ClaimError
-from .report import FIELDS, FORMATS, ReportError, export as export_deals, write_report
+from .report import BINARY_FORMATS, FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError
 from .console import ConsoleError, console_progress, setup_logging
+from .hints import HINT_TIMEOUT_S, LOST, UNKNOWN as HINT_UNKNOWN, HintError, hint as find_hint
 from .explore import (EXPLORATIONS, RANGES, ExploreError, below, explore_deals, explore_foundation_return,
                       explore_markdown, explore_text)
 from .summary import summarize, summary_text
@@ -45,7 +46,7 @@ OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 #: Library errors that mean "the user asked for something impossible".
 BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError, NotationError, SolverError, ClaimError,
-                    ExecutorError, ReportError, ConsoleError, ExploreError)
+                    ExecutorError, ReportError, ConsoleError, ExploreError, HintError)
 
 
 class DealNumber(click.ParamType):
@@ -363,11 +364,12 @@ def summary(directory: Path, as_json: bool) -> None:
 @click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N", help="Export at most N deals.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="json", show_default=True,
               help="json: one record a deal with the solution and its moves; csv: one row a deal; "
-                   "txt: deal numbers only.")
-@click.option("--out", type=click.File("w", lazy=True), default="-", metavar="FILE",
+                   "txt: deal numbers only; lines: deal<TAB>solution a line, solved deals only; "
+                   "bitmap: the winnable table, one bit a deal from deal 1 (docs/game-makers.md).")
+@click.option("--out", type=click.Path(dir_okay=False, allow_dash=True), default="-", metavar="FILE",
               help="Write here instead of standard output.")
 def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Optional[int], fmt: str,
-           out: TextIO) -> None:
+           out: str) -> None:
     """Export deal lists from a survey DATASET for games and players.
 
     JSON records carry the deal, rules, status, difficulty and its rank, min_cells,
@@ -382,9 +384,12 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
       fcsurvey export results/ms-freecell-1-32000 --where "status = solved" --sort difficulty --limit 1000
       fcsurvey export results/ms-freecell-1-32000 --sort difficulty --desc --limit 100 --format csv
       fcsurvey export results/freecell_1-32000 --where "moves <= 80" --format txt
+      fcsurvey export results/freecell_1-32000 --format lines | gzip -9n > solutions.txt.gz
+      fcsurvey export results/freecell_1-1000000 --format bitmap --out winnable-4cells-1-1000000.bin
     """
-    count = export_deals(dataset, out, where=where, sort=sort, descending=desc, limit=limit, fmt=fmt,
-                         progress=True)
+    with click.open_file(out, "wb" if fmt in BINARY_FORMATS else "w", lazy=True) as stream:
+        count = export_deals(dataset, stream, where=where, sort=sort, descending=desc, limit=limit, fmt=fmt,
+                             progress=True)
     click.echo(f"Exported {count:,} deals.", err=True)
 
 
@@ -468,6 +473,60 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
                 click.echo(f"\nmove {index}: {token}")
                 click.echo(format_board(position, rules))
     ctx.exit(EXIT_FOR_STATUS[result.status])
+
+
+#: Exit status of ``hint`` by what it found: as ``solve``'s (0 a move or won, 1 lost, 3 unknown).
+EXIT_FOR_HINT = {LOST: 1, HINT_UNKNOWN: 3}
+
+
+@cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
+@click.argument("number", type=DEAL, required=False)
+@click.option("--board-file", type=TEXT_FILE, default=None,
+              help="Start from the position in FILE (fc-solve/PySol board text; '-' reads stdin).")
+@click.option("--moves", "played", default="", metavar="MOVES",
+              help="The moves played so far from the start, in the move notation, separated by "
+                   "spaces or commas (\"3a a5 7h 36v3\").")
+@click.option("--moves-file", type=TEXT_FILE, default=None,
+              help="Read the moves played so far from FILE instead ('-' reads standard input).")
+@rule_options
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=HINT_TIMEOUT_S,
+              show_default=True, metavar="SECONDS",
+              help="Budget of the search: past it the hint is unknown.")
+@click.option("--max-states", type=click.IntRange(min=1), default=DEFAULT_MAX_STATES, show_default=True,
+              help="Most positions the search stores (about 82 bytes each).")
+@click.option("--json", "as_json", is_flag=True, help="Print the hint as one JSON object.")
+@click.pass_context
+def hint(ctx: click.Context, number: Optional[int], board_file: Optional[str], played: str,
+         moves_file: Optional[str], timeout: float, max_states: int, as_json: bool, **opts: Any) -> None:
+    """Say the next move of a winning line from a position a player reached.
+
+    The position is deal NUMBER (or --board-file) after the moves played so
+    far.  The answer is a proof: the next move with the length of a winning
+    line the rules engine replayed, or "lost" when an exhaustive search from
+    the position found no win, or "unknown" when neither came within the
+    budget.  Exit code 0 a move (or the game is won), 1 lost, 3 unknown,
+    2 bad input (a played move that does not apply is named).
+
+    \b
+    Examples:
+      fcsurvey hint 164
+      fcsurvey hint 164 --moves "17 15 17" --json
+      fcsurvey hint 11982 --moves-file played.txt --timeout 5
+      fcsurvey hint --board-file position.txt --cells 3
+    """
+    if (number is None) == (board_file is None):
+        raise click.UsageError("give a deal NUMBER or --board-file, not both or neither")
+    if played and moves_file is not None:
+        raise click.UsageError("give the played moves with --moves or --moves-file, not both")
+    rules = rules_from(opts)
+    found = find_hint(board_file if board_file is not None else number,
+                      moves_file if moves_file is not None else played, rules,
+                      timeout=timeout, max_states=max_states)
+    if as_json:
+        click.echo(json.dumps({"deal": number, "rules": rules.to_dict(), **found.to_dict()}))
+    else:
+        click.echo(found.text())
+    ctx.exit(EXIT_FOR_HINT.get(found.status, 0))
 
 
 @cli.command()

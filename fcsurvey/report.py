@@ -27,7 +27,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TextIO, Tuple
+from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -40,6 +40,7 @@ from .rules import Rules
 from .schema import DIFFICULTY_RANK, SOLVED, STATUSES
 from .store import read, read_manifest
 from .summary import summarize, summary_text
+from .tables import encode
 
 
 #: Told how many more deals an export has got through, for its progress bar.
@@ -254,15 +255,17 @@ LIST_COLUMNS = ("deal", "status", "difficulty", DIFFICULTY_RANK, "min_cells", "m
 
 
 def select(path: Path, where: Optional[str] = None, sort: str = "deal", descending: bool = False,
-           limit: Optional[int] = None) -> Tuple[pa.Table, Rules]:
-    """The dataset's rows matching ``where``, ordered by ``sort`` (then deal), at most
-    ``limit`` of them, and the rules they were solved under."""
+           limit: Optional[int] = None, solved_only: bool = False) -> Tuple[pa.Table, Rules]:
+    """The dataset's rows matching ``where`` (and solved, with ``solved_only``), ordered by
+    ``sort`` (then deal), at most ``limit`` of them, and the rules they were solved under."""
     table = read(path)
     fields = [f for f in FIELDS if f in table.column_names]
     if sort not in fields:
         raise ReportError(f"cannot sort by {sort!r}; fields: {', '.join(fields)}")
     if where is not None:
         table = table.filter(parse_where(where, fields))
+    if solved_only:
+        table = table.filter(pc.equal(table["status"], SOLVED))
     order = "descending" if descending else "ascending"
     table = table.sort_by([(sort, order)] + ([("deal", "ascending")] if sort != "deal" else []))
     if limit is not None:
@@ -291,14 +294,14 @@ def _records(table: pa.Table, rules: Rules, tick: Tick) -> Iterator[Dict[str, An
             None if solution is None else structured(make_deal(row["deal"], rules), rules, solution))}
 
 
-def _write_json(table: pa.Table, rules: Rules, out: TextIO, tick: Tick) -> None:
+def _write_json(table: pa.Table, rules: Rules, out: IO[Any], tick: Tick, last: int) -> None:
     out.write("[")
     for i, record in enumerate(_records(table, rules, tick)):
         out.write(("," if i else "") + "\n" + json.dumps(record))
     out.write("\n]\n")
 
 
-def _write_csv(table: pa.Table, rules: Rules, out: TextIO, tick: Tick) -> None:
+def _write_csv(table: pa.Table, rules: Rules, out: IO[Any], tick: Tick, last: int) -> None:
     columns = [c for c in LIST_COLUMNS if c in table.column_names] + ["solution"]
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
@@ -306,16 +309,33 @@ def _write_csv(table: pa.Table, rules: Rules, out: TextIO, tick: Tick) -> None:
         writer.writerow(["" if row[c] is None else row[c] for c in columns])
 
 
-def _write_txt(table: pa.Table, rules: Rules, out: TextIO, tick: Tick) -> None:
+def _write_txt(table: pa.Table, rules: Rules, out: IO[Any], tick: Tick, last: int) -> None:
     out.writelines(f"{number}\n" for number in table["deal"].to_pylist())
 
 
-WRITERS: Dict[str, Callable[[pa.Table, Rules, TextIO, Tick], None]] = {
-    "json": _write_json, "csv": _write_csv, "txt": _write_txt}
+def _write_lines(table: pa.Table, rules: Rules, out: IO[Any], tick: Tick, last: int) -> None:
+    out.writelines(f"{number}\t{solution}\n"
+                   for number, solution in zip(table["deal"].to_pylist(), table["solution"].to_pylist()))
+
+
+def _write_bitmap(table: pa.Table, rules: Rules, out: IO[Any], tick: Tick, last: int) -> None:
+    out.write(encode(table["deal"].to_pylist(), last))
+
+
+#: A format's writer: the rows, their rules, where to, the progress tick, and the last deal
+#: the dataset was asked to cover (the bitmap's extent).
+Writer = Callable[[pa.Table, Rules, IO[Any], Tick, int], None]
+LINES, BITMAP = "lines", "bitmap"
+WRITERS: Dict[str, Writer] = {
+    "json": _write_json, "csv": _write_csv, "txt": _write_txt, LINES: _write_lines, BITMAP: _write_bitmap}
 FORMATS = tuple(WRITERS)
+#: Formats that write only the solved deals of the selection.
+SOLVED_FORMATS = (LINES, BITMAP)
+#: Formats written as bytes, to a binary stream; the others write text.
+BINARY_FORMATS = (BITMAP,)
 
 
-def export(path: Path, out: TextIO, *, where: Optional[str] = None, sort: str = "deal",
+def export(path: Path, out: IO[Any], *, where: Optional[str] = None, sort: str = "deal",
            descending: bool = False, limit: Optional[int] = None, fmt: str = "json",
            progress: bool = False) -> int:
     """Write the selected deals of dataset ``path`` to ``out`` as ``fmt`` and return how many.
@@ -323,16 +343,27 @@ def export(path: Path, out: TextIO, *, where: Optional[str] = None, sort: str = 
     json: a list of records, one a line: deal, rules, status, difficulty, difficulty_rank,
     min_cells, min_cells_exact, moves, solution (the move notation) and solution_moves
     (from, to, card, count).  csv: the same but the rules and solution_moves.  txt: deal
-    numbers, one a line.  Every solution is replayed before anything is written.  With
-    ``progress``, a large export shows bars on stderr (console.work_bar), never on ``out``.
+    numbers, one a line.  lines: ``deal<TAB>solution`` a line, for the solved deals only
+    (compact, and gzip-friendly: ``| gzip -9n``).  bitmap: the winnable table of tables.py,
+    a bit set for each solved deal selected, covering deals 1 to the last the dataset was
+    asked to cover; ``out`` must then be a binary stream (see BINARY_FORMATS).  A solved
+    deal is in a dataset only with a solution the rules engine replayed when it was solved
+    (fcsurvey.solver.solve); every solution the dataset keeps is replayed again before
+    anything is written.  With ``progress``, a large export shows bars on stderr
+    (console.work_bar), never on ``out``.
     """
     if fmt not in WRITERS:
         raise ReportError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
-    table, rules = select(path, where, sort, descending, limit)
+    table, rules = select(path, where, sort, descending, limit, solved_only=fmt in SOLVED_FORMATS)
+    if fmt == LINES and table["solution"].null_count:
+        first = table.filter(pc.is_null(table["solution"]))["deal"][0].as_py()
+        raise ReportError(f"deal {first}: the dataset keeps no solution for it (surveyed with "
+                          f"--no-solutions?), and --format lines writes solutions; nothing exported")
+    last = max(hi for _, hi in read_manifest(path)["requested"])
     with work_bar(len(table), "replaying solutions", progress) as bar:
         check_solutions(table, rules, bar.update)
     with work_bar(len(table), f"writing {fmt}", progress) as bar:
-        WRITERS[fmt](table, rules, out, bar.update)
+        WRITERS[fmt](table, rules, out, bar.update, last)
     return len(table)
 
 
