@@ -1,9 +1,11 @@
 """Survey a set of deals: plan chunks, run them on workers.
 
 Deals are grouped into chunks with fixed boundaries (chunk k holds the requested deals in
-k*K+1 .. (k+1)*K), so a rerun with the same chunk size K finds the same files; deals
-already on disk are subtracted first, whatever chunk size wrote them, so any rerun fills
-only the gaps.  The parent process only plans, writes files and reports; workers solve
+k*K+1 .. (k+1)*K, cut where a partition block of the store ends), so a rerun with the same
+chunk size K finds the same files; deals already on disk are subtracted first, whatever
+chunk size wrote them, so any rerun fills only the gaps.  Unless given, K is chosen from
+the range and the rules (:func:`chunk_size_for`): about a minute of work a task, files of
+up to a million deals.  The parent process only plans, writes files and reports; workers solve
 (on a Dask cluster they also write their chunk files, so the parent sees only summaries).
 
 A chunk whose worker dies is retried once (the death may have been the machine's, not
@@ -31,11 +33,26 @@ from .executors import Executor, LocalPool, TaskFailed
 from .rules import PRESETS, Rules
 from .schema import ERROR, Row, failed_row
 from .limits import DEFAULT_MAX_STATES, Limits
+from .plan import Plan, plan
 from .solver import CHECKPOINT_EVERY_S, core_build
-from .store import PROOFS, Dataset
+from .store import BLOCK_DEALS, PROOFS, ChunkEntry, Dataset
 from .task import ChunkSink, ChunkTask, ChunkWritten, DealFinished, PhaseStarted, load_solver
 
-DEFAULT_CHUNK_SIZE = 500  # ~1 s of work per chunk: smooth progress, few files (64 for 1-32000)
+#: The chunk sizes a survey chooses from: each divides store.BLOCK_DEALS, so that chunks of
+#: one size tile the partition blocks.
+CHUNK_SIZES = (100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000,
+               500_000, 1_000_000)
+#: About the most work a task should be, in seconds: a killed run loses at most that much a
+#: worker, and progress and the workers' balance stay smooth.
+TASK_S = 60.0
+#: A survey is cut into at least this many tasks, so that every local worker gets several.
+MIN_TASKS = 8
+#: Mean seconds of a worker's time a deal, by free cells (more count as 4), as
+#: ``fcsurvey survey --plan`` measured them over samples of the whole numbering on this
+#: machine (docs/scale.md); fewer cells mean more proofs of unsolvability.
+DEAL_S = {4: 0.0006, 3: 0.002, 2: 0.02, 1: 0.2, 0: 0.2}
+#: A ``--difficulty`` deal costs about this many plain ones (its fewest-cells solves).
+DIFFICULTY_COST = 5.0
 DEFAULT_SOLVER = "fcsurvey.solver:solve"
 #: Test hook: solve with this "module:function" instead of the real solver.
 SOLVER_ENV = "FCSURVEY_TEST_SOLVER"
@@ -79,13 +96,28 @@ def default_out(deals: DealSet, rules: Rules, limits: Limits, difficulty: bool =
     return RESULTS_DIR / "_".join(parts)
 
 
-def plan_chunks(deals: DealSet, size: int) -> Iterator[Tuple[Tuple[int, int], ...]]:
-    """The deals of each chunk k (those in k*size+1 .. (k+1)*size), lazily and in order."""
+def deal_cost(rules: Rules, difficulty: bool = False) -> float:
+    """The mean seconds a deal under ``rules`` takes a worker, from DEAL_S."""
+    return DEAL_S[min(rules.cells, max(DEAL_S))] * (DIFFICULTY_COST if difficulty else 1.0)
+
+
+def chunk_size_for(deals: DealSet, rules: Rules, difficulty: bool = False) -> int:
+    """The chunk size a survey of ``deals`` takes when none is given: the largest of
+    CHUNK_SIZES whose chunks are about TASK_S of work at most and make MIN_TASKS at least
+    (so 100,000 for 4-cell FreeCell over a million deals or more: files of 100,000 rows)."""
+    cost = deal_cost(rules, difficulty)
+    fitting = [s for s in CHUNK_SIZES if s * cost <= TASK_S and s * MIN_TASKS <= len(deals)]
+    return max(fitting, default=CHUNK_SIZES[0])
+
+
+def plan_chunks(deals: DealSet, size: int, block: int = BLOCK_DEALS) -> Iterator[Tuple[Tuple[int, int], ...]]:
+    """The deals of each chunk k (those in k*size+1 .. (k+1)*size, cut at every multiple
+    of ``block``, so that no chunk spans two of the store's blocks), lazily and in order."""
     current, pieces = None, []  # type: ignore[var-annotated]
     for lo, hi in deals.ranges:
         while lo <= hi:
-            k = (lo - 1) // size
-            end = min(hi, (k + 1) * size)
+            k = ((lo - 1) // size, (lo - 1) // block)
+            end = min(hi, (k[0] + 1) * size, (k[1] + 1) * block)
             if k != current and pieces:
                 yield tuple(pieces)
                 pieces = []
@@ -94,6 +126,29 @@ def plan_chunks(deals: DealSet, size: int) -> Iterator[Tuple[Tuple[int, int], ..
             lo = end + 1
     if pieces:
         yield tuple(pieces)
+
+
+def solver_path(solver: Optional[str] = None) -> str:
+    """The solver a survey calls: ``solver``, else SOLVER_ENV's, else the real one; SurveyError
+    if it does not load."""
+    path = solver or os.environ.get(SOLVER_ENV, DEFAULT_SOLVER)
+    try:
+        load_solver(path)
+    except ValueError as exc:
+        raise SurveyError(str(exc)) from None
+    return path
+
+
+def plan_survey(deals: DealSet, *, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
+                workers: Optional[int] = None, chunk_size: Optional[int] = None, solutions: bool = True,
+                difficulty: bool = False, solver: Optional[str] = None) -> Plan:
+    """The cost of the survey ``Survey(deals, ...)`` would run, measured on a stratified
+    sample of ``deals`` (plan.py) in this process; nothing is written."""
+    if not deals:
+        raise SurveyError("no deals given")
+    return plan(deals, rules, limits, workers=workers or default_workers(),
+                chunk_size=chunk_size or chunk_size_for(deals, rules, difficulty), solutions=solutions,
+                difficulty=difficulty, solver=solver_path(solver))
 
 
 # --- the run ------------------------------------------------------------------------------
@@ -177,23 +232,20 @@ class Survey:
 
     def __init__(self, deals: DealSet, out: Path, *, rules: Rules = PRESETS["freecell"],
                  limits: Limits = Limits(), workers: Optional[int] = None,
-                 chunk_size: int = DEFAULT_CHUNK_SIZE, solutions: bool = True,
+                 chunk_size: Optional[int] = None, solutions: bool = True,
                  force_new: bool = False, solver: Optional[str] = None, difficulty: bool = False,
                  checkpoint_every: float = CHECKPOINT_EVERY_S) -> None:
         if workers is not None and workers < 1:
             raise SurveyError(f"workers must be at least 1, got {workers}")
-        if chunk_size < 1:
+        if chunk_size is not None and chunk_size < 1:
             raise SurveyError(f"chunk size must be at least 1, got {chunk_size}")
         if not deals:
             raise SurveyError("no deals given")
-        self.solver = solver or os.environ.get(SOLVER_ENV, DEFAULT_SOLVER)
-        try:
-            load_solver(self.solver)
-        except ValueError as exc:
-            raise SurveyError(str(exc)) from None
+        self.solver = solver_path(solver)
         self.rules, self.limits = rules, limits
         self.workers = workers or default_workers()
-        self.chunk_size, self.solutions, self.difficulty = chunk_size, solutions, difficulty
+        self.chunk_size = chunk_size or chunk_size_for(deals, rules, difficulty)
+        self.solutions, self.difficulty = solutions, difficulty
         self.checkpoint_every = checkpoint_every
         self.dataset = Dataset.open(Path(out), rules, limits, deals, force_new=force_new,
                                     difficulty=difficulty, solutions=solutions, defer_manifest=True,
@@ -347,6 +399,8 @@ class Survey:
             self._progress_counts.update(unheard)
             if progress is not None:
                 progress.update(sum(unheard.values()), self._progress_counts)
+            self.dataset.record(outcome.name, ChunkEntry(DealSet(outcome.deals), outcome.counts, outcome.size,
+                                                         outcome.mtime_ns))
             self._record(outcome.name, outcome.counts)
             return
         if isinstance(outcome, TaskFailed):
