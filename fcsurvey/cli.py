@@ -313,6 +313,8 @@ def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path],
     """
     rules = rules_from(opts)
     limits = Limits(max_states=max_states, timeout=timeout)
+    if plan_only and check:
+        raise click.UsageError("--plan and --check do different things: give one")
     if check:
         given = requested_deals(deals, deals_file) if deals is not None or deals_file is not None else None
         if out is None and given is None:
@@ -321,8 +323,6 @@ def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path],
         click.echo(found.text())
         ctx.exit(EXIT_MISSING_DEALS if found.missing else 0)
     if plan_only:
-        if check:
-            raise click.UsageError("--plan and --check do different things: give one")
         estimate = plan_survey(requested_deals(deals, deals_file), rules=rules, limits=limits, workers=workers,
                                chunk_size=chunk_size, solutions=not no_solutions, difficulty=difficulty)
         click.echo(estimate.text())

@@ -100,25 +100,29 @@ def _position(positions: _Positions, deal: int) -> int:
 
 def draw(deals: DealSet, count: int, strata: int = STRATA, seed: int = 0) -> List[Tuple[int, int]]:
     """(stratum, deal) of up to ``count`` distinct deals, in the order they are to be solved:
-    round after round, one deal at random from every stratum, the strata in random order."""
+    round after round, one deal not drawn yet from every stratum, at random, the strata in
+    random order."""
     positions = _Positions(deals)
     strata = min(strata, positions.total)
     size = _stratum_size(positions.total, strata)
+    bounds = [(s * size, min((s + 1) * size, positions.total) - 1) for s in range(strata)]
     rng, drawn, seen = random.Random(seed), [], set()
-    rounds = math.ceil(count / strata)
-    for _ in range(rounds):
+    taken = [0] * strata
+    while len(drawn) < min(count, positions.total):
         order = list(range(strata))
         rng.shuffle(order)
         for stratum in order:
-            lo, hi = stratum * size, min((stratum + 1) * size, positions.total) - 1
-            if lo > hi:
-                continue
+            lo, hi = bounds[stratum]
+            if taken[stratum] > hi - lo:
+                continue  # every deal of it drawn
             index = rng.randint(lo, hi)
-            if index not in seen:
-                seen.add(index)
-                drawn.append((stratum, positions[index]))
+            while index in seen:
+                index = rng.randint(lo, hi)
+            seen.add(index)
+            taken[stratum] += 1
+            drawn.append((stratum, positions[index]))
             if len(drawn) == count:
-                return drawn
+                break
     return drawn
 
 
