@@ -63,39 +63,50 @@ class _Positions:
         return self.ranges[at][0] + index - self.starts[at]
 
 
-@dataclass(frozen=True)
 class Profile:
-    """Mean seconds a deal in each of ``strata`` equal strata of ``deals`` (None where the
-    sample drew none): what a deal of any part of the range costs compared with another."""
+    """Mean seconds a deal in each of the equal strata of ``deals`` (``None`` where the
+    sample drew none, taken as the mean of the others): what a deal of any part of the
+    range costs beside another."""
 
-    deals: DealSet
-    means: Tuple[Optional[float], ...]
+    def __init__(self, deals: DealSet, means: Sequence[Optional[float]]) -> None:
+        self.deals, self.means = deals, tuple(means)
+        self._positions = _Positions(deals)
+        self._lows = [lo for lo, _ in deals.ranges]
+        self._size = _stratum_size(len(deals), len(self.means))
+        known = [m for m in self.means if m is not None]
+        self._filled = [statistics.fmean(known) if m is None else m for m in self.means] if known else [0.0] * len(self.means)
+
+    def _position(self, deal: int) -> int:
+        """The position of ``deal``, one of the profile's deals, among them."""
+        at = bisect.bisect_right(self._lows, deal) - 1
+        return self._positions.starts[at] + deal - self._positions.ranges[at][0]
+
+    def deal_cost(self, deal: int) -> float:
+        """The estimated seconds of ``deal``, one of the profile's deals."""
+        return self._filled[min(self._position(deal) // self._size, len(self._filled) - 1)]
 
     def cost(self, deals: DealSet) -> float:
-        """The estimated seconds of work ``deals`` (a part of the profile's deals) take."""
-        positions, size = _Positions(self.deals), _stratum_size(len(self.deals), len(self.means))
-        known = [m for m in self.means if m is not None]
-        fallback = statistics.fmean(known) if known else 0.0
+        """The estimated seconds of work ``deals`` take (those of them among the profile's)."""
         total = 0.0
         for lo, hi in (self.deals - (self.deals - deals)).ranges:
-            first, last = _position(positions, lo), _position(positions, hi)
+            first, last = self._position(lo), self._position(hi)
             while first <= last:
-                stratum = first // size
-                end = min(last, (stratum + 1) * size - 1)
-                mean = self.means[min(stratum, len(self.means) - 1)]
-                total += (end - first + 1) * (fallback if mean is None else mean)
+                stratum = min(first // self._size, len(self._filled) - 1)
+                end = last if stratum == len(self._filled) - 1 else min(last, (stratum + 1) * self._size - 1)
+                total += (end - first + 1) * self._filled[stratum]
                 first = end + 1
         return total
 
 
+def remaining_s(elapsed_s: float, done_cost: float, total_cost: float) -> float:
+    """The time left of a running survey that took ``elapsed_s`` for deals a profile costs
+    ``done_cost`` of its ``total_cost``: the rate of the work so far, not of the deals, so
+    that easy first deals do not make the rest look easy (nor hard ones hard)."""
+    return elapsed_s * (total_cost - done_cost) / done_cost if done_cost else math.inf
+
+
 def _stratum_size(total: int, strata: int) -> int:
     return max(1, math.ceil(total / strata))
-
-
-def _position(positions: _Positions, deal: int) -> int:
-    """The position of ``deal``, one of the positions' deals."""
-    at = bisect.bisect_right([lo for lo, _ in positions.ranges], deal) - 1
-    return positions.starts[at] + deal - positions.ranges[at][0]
 
 
 def draw(deals: DealSet, count: int, strata: int = STRATA, seed: int = 0) -> List[Tuple[int, int]]:

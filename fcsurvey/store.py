@@ -136,26 +136,27 @@ def difficulty_rank(difficulty: pa.ChunkedArray) -> pa.Array:
     return pc.if_else(pc.is_null(difficulty), pa.scalar(None, pa.uint64()), ranks)
 
 
-def _listing(path: Path) -> List[os.DirEntry]:
-    """The directory entries of the dataset's chunk files, at the top and in its partition
-    directories, in deal order; no file is opened."""
-    found: List[os.DirEntry] = []
+def _listing(path: Path) -> List[Tuple[str, os.DirEntry]]:
+    """The dataset's chunk files, each as its name relative to the dataset and its
+    directory entry, at the top and in its partition directories, in deal order; no file
+    is opened (and no Path made: a resume lists hundreds of thousands)."""
+    found: List[Tuple[str, os.DirEntry]] = []
     try:
         with os.scandir(path) as top:
             for entry in top:
                 if entry.is_dir() and PARTITION_PATTERN.fullmatch(entry.name):
                     with os.scandir(entry.path) as inside:
-                        found += [e for e in inside if CHUNK_PATTERN.fullmatch(e.name)]
+                        found += [(f"{entry.name}/{e.name}", e) for e in inside if CHUNK_PATTERN.fullmatch(e.name)]
                 elif CHUNK_PATTERN.fullmatch(entry.name):
-                    found.append(entry)
+                    found.append((entry.name, entry))
     except FileNotFoundError:
         return []
-    return sorted(found, key=lambda e: e.name)
+    return sorted(found, key=lambda named: named[1].name)
 
 
 def chunk_files(path: Path) -> List[Path]:
     """The dataset's finished chunk files, in deal order."""
-    return [Path(e.path) for e in _listing(Path(path))]
+    return [Path(path) / name for name, _ in _listing(Path(path))]
 
 
 def relative(path: Path, f: Path) -> str:
@@ -552,7 +553,7 @@ def read_log(path: Path) -> Optional[Tuple[Dict[str, ChunkEntry], bool]]:
     except OSError as exc:
         raise StoreError(f"cannot read {Path(path) / CHUNK_LOG}: {exc.strerror}") from None
     entries, torn = {}, bool(data) and not data.endswith(b"\n")
-    for line in data.splitlines():
+    for line in data.decode(errors="replace").splitlines():
         try:
             record = json.loads(line)
             entries[record["chunk"]] = ChunkEntry(DealSet(tuple(r) for r in record["deals"]),
@@ -708,16 +709,15 @@ class Dataset:
         found = read_log(self.path)
         logged, self._log_stale = found if found is not None else ({}, True)
         chunks = _Chunks(self.manifest)
-        for entry in _listing(self.path):
-            name = relative(self.path, Path(entry.path))
+        for name, entry in _listing(self.path):
             known = logged.get(name)
             if known is not None and known.describes(entry.stat()):
                 self._entries[name] = known
             else:
-                self._entries[name] = _examine(self.path, Path(entry.path), chunks, self.manifest)
+                self._entries[name] = _examine(self.path, self.path / name, chunks, self.manifest)
                 self._log_stale = True
         self._log_stale = self._log_stale or len(logged) != len(self._entries)
-        _check_disjoint([(self.path / name, e.deals) for name, e in self._entries.items()])
+        _check_disjoint([(f"{self.path}/{name}", e.deals) for name, e in self._entries.items()])  # type: ignore[misc]
 
     def records_request(self) -> bool:
         """Whether the manifest on disk already names every requested deal, so that a run

@@ -33,7 +33,7 @@ from .executors import Executor, LocalPool, TaskFailed
 from .rules import PRESETS, Rules
 from .schema import ERROR, Row, failed_row
 from .limits import DEFAULT_MAX_STATES, Limits
-from .plan import Plan, plan
+from .plan import Plan, Profile, plan, remaining_s, sample
 from .solver import CHECKPOINT_EVERY_S, core_build
 from .store import BLOCK_DEALS, PROOFS, ChunkEntry, Dataset
 from .task import ChunkSink, ChunkTask, ChunkWritten, DealFinished, PhaseStarted, load_solver
@@ -53,6 +53,11 @@ MIN_TASKS = 8
 DEAL_S = {4: 0.0006, 3: 0.002, 2: 0.02, 1: 0.2, 0: 0.2}
 #: A ``--difficulty`` deal costs about this many plain ones (its fewest-cells solves).
 DIFFICULTY_COST = 5.0
+#: A survey of this many deals or more solves a stratified sample of them first (at most
+#: ETA_SAMPLE_DEALS, in ETA_SAMPLE_BUDGET_S), whose costs its ETA weighs the deals left by.
+ETA_SAMPLE_MIN_DEALS = 100_000
+ETA_SAMPLE_DEALS = 400
+ETA_SAMPLE_BUDGET_S = 10.0
 DEFAULT_SOLVER = "fcsurvey.solver:solve"
 #: Test hook: solve with this "module:function" instead of the real solver.
 SOLVER_ENV = "FCSURVEY_TEST_SOLVER"
@@ -267,6 +272,9 @@ class Survey:
         self._running: Dict[Hashable, _Running] = {}
         self._named: Dict[Hashable, str] = {}  # the phase a slow deal was last logged in
         self._watched = 0.0  # when the running deals were last looked at
+        self._profile: Optional[Profile] = None  # what each deal to do costs, for the ETA
+        self._costs = [0.0, 0.0]  # the profile's cost of the deals done, and of all to do
+        self._clock = 0.0  # when the run started (monotonic)
 
     def start_text(self, where: Optional[str] = None) -> str:
         """``Surveying 1,000 deals (0 already done) with 2 workers into DIR``, for the console."""
@@ -300,6 +308,9 @@ class Survey:
         chunks stay on disk and no temp file is left behind.
         """
         started, clock = time.time(), time.monotonic()
+        self._clock = clock
+        if progress is not None and self.todo >= ETA_SAMPLE_MIN_DEALS:
+            self._sample_costs()
         log.info("surveying %d deals (%d error deals solved again, %d already done) into %s "
                  "with %s; %s", self.todo, self.retried, self.skipped, self.out,
                  executor or f"{self.workers} workers", self.rules.describe())
@@ -367,12 +378,31 @@ class Survey:
                 continue
             if before is None:
                 new += 1
+                if self._profile is not None:
+                    self._costs[0] += self._profile.deal_cost(deal)
             else:
                 self._progress_counts[before] -= 1
             job.reported[deal] = status
             self._progress_counts[status] += 1
         if progress is not None:
             progress.update(new, self._progress_counts)
+            self._estimate(progress)
+
+    def _sample_costs(self) -> None:
+        """Solve a small stratified sample of the deals to do (plan.py), here, so that the
+        ETA weighs the deals left by what their part of the range costs."""
+        todo = self.pending | DealSet(r for _, deals in self.failed for r in deals.ranges)
+        drawn = sample(todo, self.rules, self.limits, solutions=self.solutions, difficulty=self.difficulty,
+                       solver=self.solver, count=ETA_SAMPLE_DEALS, budget_s=ETA_SAMPLE_BUDGET_S)
+        self._profile = drawn.profile()
+        self._costs = [0.0, self._profile.cost(todo)]
+        log.info("the ETA weighs the deals left by a stratified sample of %d of them (%s)",
+                 len(drawn.picks), duration(drawn.elapsed_s))
+
+    def _estimate(self, progress: Progress) -> None:
+        """Tell ``progress`` the time left, by the profile, once there is one."""
+        if self._profile is not None and self._costs[0]:
+            progress.estimate(remaining_s(time.monotonic() - self._clock, *self._costs))
 
     def _watch(self, progress: Optional[Progress], now: bool = False) -> None:
         """Name the deals running longer than SLOW_DEAL_S to the progress (at most every
@@ -397,8 +427,11 @@ class Survey:
         if isinstance(outcome, ChunkWritten):
             unheard = Counter(outcome.counts) - Counter(job.reported.values())
             self._progress_counts.update(unheard)
+            if self._profile is not None:
+                self._costs[0] += self._profile.cost(DealSet(outcome.deals) - DealSet((d, d) for d in job.reported))
             if progress is not None:
                 progress.update(sum(unheard.values()), self._progress_counts)
+                self._estimate(progress)
             self.dataset.record(outcome.name, ChunkEntry(DealSet(outcome.deals), outcome.counts, outcome.size,
                                                          outcome.mtime_ns))
             self._record(outcome.name, outcome.counts)
