@@ -286,7 +286,7 @@ class Plan:
         here_low, here_high = self.interval(here, wall=True)
         lines.append(f"  wall time  {duration(here)} on {self.workers:,} workers here "
                      f"(95%: {duration(here_low)}-{duration(here_high)})")
-        for cores in (self.workers, *CLUSTER_CORES):
+        for cores in (self.workers, *[c for c in CLUSTER_CORES if c != self.workers]):
             wall = self.wall_s(cores)
             wall_low, wall_high = self.interval(wall)
             lines.append(f"  wall time  {duration(wall)} on {cores:,} dedicated cores "

@@ -47,10 +47,10 @@ CHUNK_SIZES = (100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_0
 TASK_S = 60.0
 #: A survey is cut into at least this many tasks, so that every local worker gets several.
 MIN_TASKS = 8
-#: Mean seconds of a worker's time a deal, by free cells (more count as 4), as
-#: ``fcsurvey survey --plan`` measured them over samples of the whole numbering on this
-#: machine (docs/scale.md); fewer cells mean more proofs of unsolvability.
-DEAL_S = {4: 0.0006, 3: 0.002, 2: 0.02, 1: 0.2, 0: 0.2}
+#: Mean CPU seconds a deal, by free cells (more count as 4; none as 1), as stratified
+#: samples of the whole numbering measured them (plan.py; docs/scale.md, "Per-deal costs"):
+#: fewer cells mean more proofs of unsolvability, and a heavier tail.
+DEAL_S = {4: 0.0006, 3: 0.003, 2: 0.04, 1: 0.02, 0: 0.02}
 #: A ``--difficulty`` deal costs about this many plain ones (its fewest-cells solves).
 DIFFICULTY_COST = 5.0
 #: A survey of this many deals or more solves a stratified sample of them first (at most

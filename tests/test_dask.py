@@ -93,6 +93,7 @@ def test_a_local_dask_cluster_gives_the_local_pools_dataset(distributed, tmp_pat
     assert "fcsurvey.task: deal 2000: solved" in log.read_text()  # forwarded by the workers
     assert data(out).equals(local_2000)
     assert store.temp_files(out) == []
+    assert not store.check(out).repaired  # the client logged every file its workers wrote
 
 
 def test_a_killed_worker_is_retried_by_dask(distributed, tmp_path, monkeypatch, caplog):
@@ -121,6 +122,7 @@ def test_a_killed_worker_is_retried_by_dask(distributed, tmp_path, monkeypatch, 
     assert report.written == 400 and "error" not in report.counts
     assert "retrying" not in caplog.text  # Dask retried it; the survey saw no failure
     assert data(tmp_path / "dask").equals(data(tmp_path / "local"))
+    assert not store.check(tmp_path / "dask").repaired
 
 
 def test_a_local_dask_clusters_workers_start_with_huge_pages_for_malloc(distributed, monkeypatch):
