@@ -310,6 +310,8 @@ def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path],
       fcsurvey survey --deals-file hard.txt --timeout 60 --log-file hard.log
       fcsurvey survey 1-100000000 --executor dask --scheduler tcp://head:8786 --out /shared/fc
       fcsurvey survey 1-32000 --difficulty --max-states 50000000 --out results/ms-freecell-1-32000
+      fcsurvey survey 1-8589934591 --plan --no-solutions --workers 1000
+      fcsurvey survey 1-100000000 --check --out /shared/fc
     """
     rules = rules_from(opts)
     limits = Limits(max_states=max_states, timeout=timeout)

@@ -804,7 +804,9 @@ class Dataset:
         final = self.path / name
         encodings = {column: kind for column, kind in ENCODINGS.items() if column in self.schema.names}
         try:
-            final.parent.mkdir(exist_ok=True)
+            if not final.parent.is_dir():  # a new block: its directory must survive a crash too
+                final.parent.mkdir(exist_ok=True)
+                _fsync_dir(self.path)
             _write_atomically(final, lambda f: pq.write_table(
                 table, f, compression=COMPRESSION, row_group_size=ROW_GROUP_ROWS,
                 use_dictionary=[c for c in self.schema.names if c not in encodings], column_encoding=encodings))

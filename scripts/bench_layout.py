@@ -13,6 +13,7 @@ survey's start-up and its writes; keep the machine otherwise idle for a fair wal
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import subprocess
 import sys
@@ -52,10 +53,12 @@ def main() -> int:
         subprocess.run([str(fcsurvey), "survey", args.deals, "--no-solutions", "--workers", str(args.workers),
                         "--out", str(out)], check=True, stdout=sys.stderr)
         wall = time.monotonic() - started
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         files, chunk_bytes, all_bytes = dataset_bytes(out)
         ref_files, ref_bytes, _ = dataset_bytes(args.reference)
         print(f"survey {args.deals} --no-solutions --workers {args.workers}: {wall:,.1f} s wall, "
-              f"{len(deals) / wall:,.0f} deals/s")
+              f"{len(deals) / wall:,.0f} deals/s; {(used.ru_utime + used.ru_stime) / 3600:.3f} core-hours of CPU "
+              f"(the survey and its workers; compare fcsurvey survey {args.deals} --plan)")
         print(f"new layout: {files:,} files, {chunk_bytes:,} bytes ({chunk_bytes / len(deals):.2f} bytes a deal; "
               f"{all_bytes:,} with manifest and log)")
         print(f"reference:  {ref_files:,} files, {ref_bytes:,} bytes ({ref_bytes / len(deals):.2f} bytes a deal)")
