@@ -624,7 +624,9 @@ class Dataset:
         self.requested = DealSet(tuple(r) for r in manifest["requested"])
         self.schema = schema_for(manifest)
         self._metadata = schema_metadata(manifest)
-        self._entries: Dict[str, ChunkEntry] = {}
+        self._entries: Dict[str, ChunkEntry] = {}  # the files found on opening
+        self._recorded = DealSet()  # the deals of the files logged since: no entry kept a file,
+        # so that a survey's memory does not grow with its range
         self._log_stale = False  # the log on disk is not _entries: rewritten with the manifest
         self._log_fd: Optional[int] = None
 
@@ -742,15 +744,12 @@ class Dataset:
 
     def done(self) -> DealSet:
         """Every deal already in a finished chunk file, whatever chunk size made it."""
-        return DealSet(r for e in self._entries.values() for r in e.deals.ranges)
-
-    def chunks(self) -> Dict[str, ChunkEntry]:
-        """The entry of every chunk file, by its name relative to the dataset."""
-        return dict(self._entries)
+        return DealSet(r for e in self._entries.values() for r in e.deals.ranges) | self._recorded
 
     def deals_with(self, status: str) -> List[Tuple[Path, DealSet]]:
-        """Each chunk file holding rows of ``status``, with their deals (a survey solves its
-        ``error`` deals again).  The log's counts clear the other files without opening them."""
+        """Each chunk file found on opening that holds rows of ``status``, with their deals (a
+        survey solves its ``error`` deals again).  The log's counts clear the other files
+        without opening them."""
         found = []
         for name in sorted(n for n, e in self._entries.items() if e.counts.get(status)):
             f = self.path / name
@@ -766,7 +765,7 @@ class Dataset:
     def record(self, name: str, entry: ChunkEntry) -> None:
         """Log chunk file ``name`` (relative to the dataset) as finished: one line, appended
         and fsynced, so that a resumed survey knows it is done without opening it."""
-        self._entries[name] = entry
+        self._recorded = self._recorded | entry.deals
         try:
             if self._log_fd is None:
                 self._log_fd = os.open(self.path / CHUNK_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

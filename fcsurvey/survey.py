@@ -17,9 +17,11 @@ deal twice, never the file half-written).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import logging
 import os
+import re
 import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -31,7 +33,7 @@ from .console import Progress, counts_text, duration, running_text
 from .dealset import DealSet
 from .executors import Executor, LocalPool, TaskFailed
 from .rules import PRESETS, Rules
-from .schema import ERROR, Row, failed_row
+from .schema import ERROR, STATUSES, Row, failed_row
 from .limits import DEFAULT_MAX_STATES, Limits
 from .plan import Plan, Profile, plan, remaining_s, sample
 from .solver import CHECKPOINT_EVERY_S, core_build
@@ -166,6 +168,42 @@ class _Batch:
     rows: List[Row] = field(default_factory=list)
 
 
+#: A run of deals counted, in a _Reported's bytes.
+COUNTED_RUN = re.compile(rb"[^\x00]+")
+
+
+class _Reported:
+    """The status each deal of a task's ``deals`` has been counted as, a byte a deal: a
+    cluster's thousand tasks of 100,000 deals in flight hold 100 MB, not a dict's gigabytes."""
+
+    def __init__(self, deals: Tuple[Tuple[int, int], ...]) -> None:
+        self._deals = deals
+        self._lows = [lo for lo, _ in deals]
+        self._starts = list(itertools.accumulate((hi - lo + 1 for lo, hi in deals), initial=0))
+        self._codes = bytearray(self._starts[-1])  # 0: not counted, else 1 + index in STATUSES
+
+    def _index(self, deal: int) -> int:
+        at = bisect.bisect_right(self._lows, deal) - 1
+        return self._starts[at] + deal - self._lows[at]
+
+    def get(self, deal: int) -> Optional[str]:
+        code = self._codes[self._index(deal)]
+        return STATUSES[code - 1] if code else None
+
+    def __setitem__(self, deal: int, status: str) -> None:
+        self._codes[self._index(deal)] = STATUSES.index(status) + 1
+
+    def counts(self) -> Counter:
+        """How many deals have been counted as each status."""
+        return Counter({status: n for code, status in enumerate(STATUSES, 1) for n in [self._codes.count(code)] if n})
+
+    def counted(self) -> DealSet:
+        """The deals counted so far."""
+        return DealSet((lo + run.start() - start, lo + run.end() - 1 - start)
+                       for (lo, hi), start in zip(self._deals, self._starts)
+                       for run in COUNTED_RUN.finditer(self._codes, start, start + hi - lo + 1))
+
+
 @dataclass
 class _Job:
     """Deals sent as one task, and what becomes of their rows: a new chunk file, or (for
@@ -177,7 +215,11 @@ class _Job:
     retries: int = 1
     batch: Optional[_Batch] = None
     replaces: Optional[Path] = None
-    reported: Dict[int, str] = field(default_factory=dict)
+    reported: Optional[_Reported] = None
+
+    def __post_init__(self) -> None:
+        if self.reported is None:
+            self.reported = _Reported(self.deals)
 
     def __len__(self) -> int:
         return sum(hi - lo + 1 for lo, hi in self.deals)
@@ -373,7 +415,7 @@ class Survey:
         """Count deals of ``job`` as finished, each deal once whatever retries reported it."""
         new = 0
         for deal, status in statuses.items():
-            before = job.reported.get(deal)
+            before = job.reported.get(deal)  # type: ignore[union-attr]
             if before == status:
                 continue
             if before is None:
@@ -382,7 +424,7 @@ class Survey:
                     self._costs[0] += self._profile.deal_cost(deal)
             else:
                 self._progress_counts[before] -= 1
-            job.reported[deal] = status
+            job.reported[deal] = status  # type: ignore[index]
             self._progress_counts[status] += 1
         if progress is not None:
             progress.update(new, self._progress_counts)
@@ -425,10 +467,10 @@ class Survey:
     def _settle(self, job: _Job, outcome: Any, waiting: Deque[_Job], started: float,
                 progress: Optional[Progress]) -> None:
         if isinstance(outcome, ChunkWritten):
-            unheard = Counter(outcome.counts) - Counter(job.reported.values())
+            unheard = Counter(outcome.counts) - job.reported.counts()  # type: ignore[union-attr]
             self._progress_counts.update(unheard)
             if self._profile is not None:
-                self._costs[0] += self._profile.cost(DealSet(outcome.deals) - DealSet((d, d) for d in job.reported))
+                self._costs[0] += self._profile.cost(DealSet(outcome.deals) - job.reported.counted())  # type: ignore[union-attr]
             if progress is not None:
                 progress.update(sum(unheard.values()), self._progress_counts)
                 self._estimate(progress)

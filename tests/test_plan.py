@@ -144,3 +144,16 @@ def test_plain_progress_lines_show_the_estimate(tmp_path):
     line.estimate(125.0)
     line.update(1, {})
     assert ", ETA 2m 05s; " in shown.getvalue()
+
+
+def test_a_tasks_counted_deals_take_a_byte_each():
+    from fcsurvey.survey import _Reported
+
+    reported = _Reported(((5, 9), (20, 22)))
+    for deal, status in ((5, "solved"), (6, "solved"), (9, "unknown"), (20, "error"), (21, "solved")):
+        reported[deal] = status
+    reported[20] = "solved"  # a retry that got a verdict this time
+    assert [reported.get(d) for d in (5, 7, 9, 20, 22)] == ["solved", None, "unknown", "solved", None]
+    assert reported.counts() == {"solved": 4, "unknown": 1}
+    assert reported.counted() == DealSet([(5, 6), (9, 9), (20, 21)])
+    assert len(_Reported(((1, 100_000),))._codes) == 100_000
