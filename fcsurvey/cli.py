@@ -30,13 +30,13 @@ from .schema import SOLVED, UNKNOWN, UNSOLVABLE
 from .solver import MAX_THREADS, solve_position
 from .known import CLAIMS, TIERS, ClaimError
 from .report import BINARY_FORMATS, FIELDS, FORMATS, ReportError, export as export_deals, write_report
-from .store import StoreError
+from .store import StoreError, check as check_dataset
 from .console import ConsoleError, console_progress, setup_logging
 from .hints import HINT_TIMEOUT_S, LOST, UNKNOWN as HINT_UNKNOWN, HintError, hint as find_hint
 from .explore import (EXPLORATIONS, RANGES, ExploreError, below, explore_deals, explore_foundation_return,
                       explore_markdown, explore_text)
 from .summary import summarize, summary_text
-from .survey import DEFAULT_CHUNK_SIZE, Survey, SurveyError, default_out
+from .survey import Survey, SurveyError, default_out, plan_survey
 from .verify import CACHE_DIR, check_all, claims_text, select, table_markdown, table_text
 
 EXIT_BAD_INPUT = 2
@@ -236,6 +236,8 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
 
 #: Exit status of ``survey`` when a deal ended as error (no verdict; a rerun retries it).
 EXIT_ERROR_DEALS = 1
+#: Exit status of ``survey --check`` when deals are missing from the dataset.
+EXIT_MISSING_DEALS = 1
 
 #: --executor choices: this machine's processes, or a Dask cluster.
 LOCAL, DASK = "local", "dask"
@@ -259,8 +261,10 @@ EXECUTORS = (LOCAL, DASK)
                    "(tcp://HOST:8786) instead of starting a local one.")
 @click.option("--out", type=DataPath(file_okay=False, path_type=Path), default=None,
               help="Dataset directory.  [default: results/<rules>_<deals>]")
-@click.option("--chunk-size", type=click.IntRange(min=1), default=DEFAULT_CHUNK_SIZE, show_default=True,
-              help="Deals per task and per Parquet file.")
+@click.option("--chunk-size", type=click.IntRange(min=1), default=None,
+              help="Deals per task and per Parquet file.  [default: chosen from the deals and rules: "
+                   "about a minute of work a task, at least 8 tasks, 100,000 deals for 4-cell FreeCell "
+                   "over a million deals]")
 @click.option("--no-solutions", is_flag=True, help="Leave the solution column empty (much smaller files).")
 @click.option("--difficulty", is_flag=True,
               help="Also find each deal's fewest winning free cells (proved both ways) and score its "
@@ -271,11 +275,19 @@ EXECUTORS = (LOCAL, DASK)
 @click.option("--log-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
               help="Append the log of every process to this file.")
 @click.option("-v", "--verbose", count=True, help="Log progress to the console; -vv logs every deal.")
+@click.option("--plan", "plan_only", is_flag=True,
+              help="Solve nothing but a stratified sample of DEALS (about a minute at most) and print "
+                   "what the survey would cost: core-hours, bytes, files, wall time on --workers and on "
+                   "100 and 1,000 cores, each with its 95% interval.")
+@click.option("--check", is_flag=True,
+              help="Solve nothing: open and check every file of the dataset (--out, or the one DEALS "
+                   "names), rewrite its chunk log from the files where they differ (after a merge by "
+                   "hand), and say which deals (DEALS, or those it was made for) are missing: exit 1 if any.")
 @click.pass_context
 def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path], workers: Optional[int], executor: str,
-           scheduler: Optional[str], out: Optional[Path], chunk_size: int, no_solutions: bool,
+           scheduler: Optional[str], out: Optional[Path], chunk_size: Optional[int], no_solutions: bool,
            difficulty: bool, max_states: int, timeout: Optional[float], force_new: bool,
-           log_file: Optional[Path], verbose: int, **opts: Any) -> None:
+           log_file: Optional[Path], verbose: int, plan_only: bool, check: bool, **opts: Any) -> None:
     """Solve every deal in DEALS and write the verdicts to a Parquet dataset.
 
     DEALS is a number, a range (1-32000 or 1..32000) or a comma list of those;
@@ -299,7 +311,25 @@ def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path],
       fcsurvey survey --deals-file hard.txt --timeout 60 --log-file hard.log
       fcsurvey survey 1-100000000 --executor dask --scheduler tcp://head:8786 --out /shared/fc
       fcsurvey survey 1-32000 --difficulty --max-states 50000000 --out results/ms-freecell-1-32000
+      fcsurvey survey 1-8589934591 --plan --no-solutions --workers 1000
+      fcsurvey survey 1-100000000 --check --out /shared/fc
     """
+    rules = rules_from(opts)
+    limits = Limits(max_states=max_states, timeout=timeout)
+    if plan_only and check:
+        raise click.UsageError("--plan and --check do different things: give one")
+    if check:
+        given = requested_deals(deals, deals_file) if deals is not None or deals_file is not None else None
+        if out is None and given is None:
+            raise click.UsageError("--check needs the dataset: --out DIRECTORY, or the DEALS it was made for")
+        found = check_dataset(out or default_out(given, rules, limits, difficulty), given)  # type: ignore[arg-type]
+        click.echo(found.text())
+        ctx.exit(EXIT_MISSING_DEALS if found.missing else 0)
+    if plan_only:
+        estimate = plan_survey(requested_deals(deals, deals_file), rules=rules, limits=limits, workers=workers,
+                               chunk_size=chunk_size, solutions=not no_solutions, difficulty=difficulty)
+        click.echo(estimate.text())
+        return
     if scheduler is not None and executor != DASK:
         raise click.UsageError("--scheduler needs --executor dask")
     if scheduler is not None and workers is not None:
@@ -309,9 +339,7 @@ def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path],
         check_scheduler_address(scheduler)
     if executor == DASK:
         import_distributed()  # the install hint comes before anything touches --out
-    rules = rules_from(opts)
     wanted = requested_deals(deals, deals_file)
-    limits = Limits(max_states=max_states, timeout=timeout)
     undo_logging = setup_logging(verbose, log_file)
     try:
         job = Survey(wanted, out or default_out(wanted, rules, limits, difficulty), rules=rules,

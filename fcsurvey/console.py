@@ -14,7 +14,7 @@ import logging
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, List, Mapping, Optional, Protocol, Sequence, TextIO
+from typing import Any, Callable, List, Mapping, Optional, Protocol, Sequence, TextIO, Tuple
 
 from tqdm import tqdm
 
@@ -27,6 +27,8 @@ SLOW_DEAL_S = 60.0
 PLAIN_PROGRESS_EVERY_S = 30.0
 #: A bar for work that is not a survey (an export) shows only once it has run this long.
 BAR_DELAY_S = 2.0
+#: tqdm's bar without its own time left, for a survey that estimates it (Progress.estimate).
+ESTIMATED_BAR = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}, {rate_fmt}{postfix}]"
 
 
 class ConsoleError(ValueError):
@@ -62,6 +64,10 @@ class Progress(Protocol):
     def working(self, slow: Sequence[str]) -> None:
         """The deals running longer than SLOW_DEAL_S now, as :func:`running_text` names them."""
 
+    def estimate(self, remaining_s: float) -> None:
+        """The survey's own estimate of the time left (plan.py's, weighed by a stratified
+        sample), shown instead of the rate of the deals so far from then on."""
+
     def close(self) -> None: ...
 
 
@@ -72,9 +78,16 @@ class BarProgress:
         self.bar = tqdm(total=total, unit="deal", file=file or sys.stderr, smoothing=0.05, dynamic_ncols=True)
         self.counts: Mapping[str, int] = {}
         self.slow: Sequence[str] = ()
+        self.eta: List[str] = []  # the survey's estimate, once it gives one
 
     def _postfix(self) -> None:
-        self.bar.set_postfix_str("; ".join([counts_text(self.counts), *self.slow]), refresh=False)
+        self.bar.set_postfix_str("; ".join([*self.eta, counts_text(self.counts), *self.slow]), refresh=False)
+
+    def estimate(self, remaining_s: float) -> None:
+        if not self.eta:
+            self.bar.bar_format = ESTIMATED_BAR
+        self.eta = [f"ETA {duration(remaining_s)}"]
+        self._postfix()
 
     def update(self, deals: int, counts: Mapping[str, int]) -> None:
         self.counts = counts
@@ -102,6 +115,10 @@ class LineProgress:
         self.counts: Mapping[str, int] = {}
         self.slow: Sequence[str] = ()
         self.started = self.last = time.monotonic()
+        self.remaining: Optional[Tuple[float, float]] = None  # the survey's estimate, and when given
+
+    def estimate(self, remaining_s: float) -> None:
+        self.remaining = (remaining_s, time.monotonic())
 
     def update(self, deals: int, counts: Mapping[str, int]) -> None:
         self.counts = counts
@@ -120,7 +137,10 @@ class LineProgress:
         self.last = now
         elapsed = now - self.started
         rate = self.done / elapsed if elapsed else 0.0
-        eta = duration((self.total - self.done) / rate) if rate else "?"
+        if self.remaining is not None:
+            eta = duration(max(self.remaining[0] - (now - self.remaining[1]), 0.0))
+        else:
+            eta = duration((self.total - self.done) / rate) if rate else "?"
         running = "".join(f"; {s}" for s in self.slow)
         print(f"{self.done:,}/{self.total:,} deals ({100 * self.done / self.total:.1f}%), "
               f"{rate:,.1f} deals/s, ETA {eta}; {counts_text(self.counts)}{running}",

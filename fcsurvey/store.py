@@ -1,14 +1,27 @@
-"""The on-disk survey dataset: a directory of zstd Parquet files, one per finished chunk.
+"""The on-disk survey dataset: a tree of zstd Parquet files, one per finished chunk.
 
 A survey may be killed at any moment and rerun, so every file is written under a name
 readers ignore (leading ``.``, trailing ``.tmp``), fsynced and renamed into place: a reader
-sees a chunk whole or not at all, and a rerun learns what is done just by listing the
-directory.  A manifest (``_fcsurvey.json``, ignored by pyarrow/pandas/DuckDB globs like
-any ``_`` file) pins the rules, limits and settings, and every chunk file records them too:
-reading or resuming a dataset checks each file against the manifest (and no deal may be in
-two files), so results made under different conditions never mix, even when files are
-copied between directories by hand.  One survey at a time may write a directory; it holds
-an advisory lock on it.  The row schema itself is schema.py's.
+sees a chunk whole or not at all.  A manifest (``_fcsurvey.json``, ignored by
+pyarrow/pandas/DuckDB globs like any ``_`` file) pins the rules, limits and settings, and
+every chunk file records them too: reading a dataset checks each file against the manifest
+(and no deal may be in two files), so results made under different conditions never mix,
+even when files are copied between directories by hand.  One survey at a time may write a
+directory; it holds an advisory lock on it.  The row schema itself is schema.py's.
+
+Ten billion rows need a layout of their own (the manifest's ``layout``): files sit in one
+Hive-style directory per BLOCK_DEALS deals (``block=0000/``), which pyarrow, DuckDB and
+Polars read as a ``block`` column, and hold several row groups; the deal column is
+delta-encoded and the timings byte-split, so a file costs about 6.5 bytes a deal without
+solutions.  Datasets made before (no ``layout``) keep every file at the top, and stay
+readable and resumable as they are.
+
+What is done is known without opening a file: the survey appends one fsynced line per
+finished chunk file to the chunk log (``_fcsurvey.log``, beside the manifest).  Resuming
+reads it and lists the directories; only a file the log does not name, or names with
+another size or time (a crash between rename and log line, a file copied in by hand), is opened
+and checked.  :func:`check` compares every file with the log on demand
+(``fcsurvey survey --check``) and rewrites the log from the files where they disagree.
 """
 
 from __future__ import annotations
@@ -22,6 +35,7 @@ import os
 import re
 import shutil
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
@@ -45,6 +59,20 @@ PROOFS = ".proofs"
 CHUNK_NAME = "deals-{first:010d}-{last:010d}.parquet"
 CHUNK_PATTERN = re.compile(r"deals-(\d{10})-(\d{10})\.parquet")
 COMPRESSION = "zstd"
+#: The partition directories of a dataset with a layout: ``block=0000`` holds deals 1 to
+#: BLOCK_DEALS, ``block=0001`` the next BLOCK_DEALS, ... (859 for the whole numbering).
+PARTITION = "block"
+BLOCK_DEALS = 10_000_000
+PARTITION_NAME = PARTITION + "={:04d}"
+PARTITION_PATTERN = re.compile(PARTITION + r"=(\d{4})")
+#: Rows per row group: a file of 100,000 deals has four, which readers can skip by statistics.
+ROW_GROUP_ROWS = 25_000
+#: Encodings that shrink the columns zstd alone does badly on (measured on deals 1-1,000,000:
+#: the deal column 3 bytes a row to nearly nothing, elapsed_ms 3.8 to 2.6); the rest are
+#: dictionary-encoded, Parquet's default.  Both are in every Parquet reader's baseline.
+ENCODINGS = {"deal": "DELTA_BINARY_PACKED", "elapsed_ms": "BYTE_STREAM_SPLIT", "difficulty_ms": "BYTE_STREAM_SPLIT"}
+#: The append-only log of finished chunk files, one JSON line each (see the module notes).
+CHUNK_LOG = "_fcsurvey.log"
 
 #: The Arrow schemas of a dataset's files, plain and ``--difficulty`` (columns in schema.py).
 SCHEMA = arrow_schema()
@@ -53,6 +81,22 @@ DIFFICULTY_SCHEMA = arrow_schema(difficulty=True)
 #: A manifest without ``solutions`` (fcsurvey 0.1.0) is told by its rows: see
 #: :func:`_stored_solutions`.
 IDENTITY_DEFAULTS = {"difficulty": False}
+
+
+def layout() -> Dict[str, Any]:
+    """The layout a new dataset records in its manifest (see the module notes)."""
+    return {"partition": PARTITION, "block_deals": BLOCK_DEALS, "row_group_rows": ROW_GROUP_ROWS}
+
+
+def chunk_name(manifest: Mapping[str, Any], first: int, last: int) -> str:
+    """Where the chunk file of deals ``first``-``last`` lives, relative to the dataset: in
+    its block's directory, or at the top for a dataset without a layout.  A chunk never
+    spans two blocks (survey.plan_chunks cuts at their edges)."""
+    name = CHUNK_NAME.format(first=first, last=last)
+    shape = manifest.get("layout")
+    if not shape:
+        return name
+    return f"{PARTITION_NAME.format((first - 1) // shape['block_deals'])}/{name}"
 
 
 def is_difficulty(manifest: Mapping[str, Any]) -> bool:
@@ -92,21 +136,42 @@ def difficulty_rank(difficulty: pa.ChunkedArray) -> pa.Array:
     return pc.if_else(pc.is_null(difficulty), pa.scalar(None, pa.uint64()), ranks)
 
 
-def chunk_files(path: Path) -> List[Path]:
-    """The dataset's finished chunk files, in deal order."""
+def _listing(path: Path) -> List[Tuple[str, os.DirEntry]]:
+    """The dataset's chunk files, each as its name relative to the dataset and its
+    directory entry, at the top and in its partition directories, in deal order; no file
+    is opened (and no Path made: a resume lists hundreds of thousands)."""
+    found: List[Tuple[str, os.DirEntry]] = []
     try:
-        names = sorted(os.listdir(path))
+        with os.scandir(path) as top:
+            for entry in top:
+                if entry.is_dir() and PARTITION_PATTERN.fullmatch(entry.name):
+                    with os.scandir(entry.path) as inside:
+                        found += [(f"{entry.name}/{e.name}", e) for e in inside if CHUNK_PATTERN.fullmatch(e.name)]
+                elif CHUNK_PATTERN.fullmatch(entry.name):
+                    found.append((entry.name, entry))
     except FileNotFoundError:
         return []
-    return [Path(path) / name for name in names if CHUNK_PATTERN.fullmatch(name)]
+    return sorted(found, key=lambda named: named[1].name)
+
+
+def chunk_files(path: Path) -> List[Path]:
+    """The dataset's finished chunk files, in deal order."""
+    return [Path(path) / name for name, _ in _listing(Path(path))]
+
+
+def relative(path: Path, f: Path) -> str:
+    """Chunk file ``f`` as the log and the layout name it: relative to dataset ``path``."""
+    return f.relative_to(path).as_posix()
 
 
 def temp_files(path: Path) -> List[Path]:
+    """Temp files a killed run left, at the top and in the partition directories."""
+    places = [Path(path)]
     try:
-        names = os.listdir(path)
+        places += [p for p in Path(path).iterdir() if p.is_dir() and PARTITION_PATTERN.fullmatch(p.name)]
     except FileNotFoundError:
         return []
-    return [Path(path) / n for n in names if n.startswith(TEMP_PREFIX) and n.endswith(TEMP_SUFFIX)]
+    return [p / n for p in places for n in os.listdir(p) if n.startswith(TEMP_PREFIX) and n.endswith(TEMP_SUFFIX)]
 
 
 def datasets_under(root: Path) -> List[Path]:
@@ -268,13 +333,19 @@ def _deal_span(parquet: pq.ParquetFile) -> Optional[Tuple[int, int]]:
     return span
 
 
-def _check_named(f: Path, span: Optional[Tuple[int, int]]) -> None:
+def _check_named(root: Path, f: Path, span: Optional[Tuple[int, int]], manifest: Mapping[str, Any]) -> None:
     """StoreError if chunk file ``f`` holds deals outside those it is named for, where its
-    footer tells: readers choose files by name, so such a file would hide its deals."""
+    footer tells, or lies in another directory than the layout puts them in: readers
+    choose files by name, and a partitioned reader takes its ``block`` from the directory,
+    so such a file would hide its deals or mislabel them."""
     first, last = _name_span(f)
     if span is not None and (span[0] < first or span[1] > last):
         raise StoreError(f"chunk file {f} holds deals {span[0]}-{span[1]}, not only the {first}-{last} of its "
                          f"name; {REPAIR}")
+    where = chunk_name(manifest, first, last)
+    if relative(root, f) != where:
+        raise StoreError(f"chunk file {f} is not where this dataset keeps deals {first}-{last}: move it to "
+                         f"{Path(root) / where}")
 
 
 def _deal_set(f: Path, deals: pa.ChunkedArray) -> DealSet:
@@ -333,7 +404,7 @@ def read(path: Path, columns: Optional[Sequence[str]] = None, deals: Optional[De
     pieces: List[Tuple[Path, pa.Table]] = []
     for f in chunk_files(path):
         with chunks.open(f) as parquet:
-            _check_named(f, _deal_span(parquet))
+            _check_named(path, f, _deal_span(parquet), manifest)
             first, last = _name_span(f)
             if deals is None or any(lo <= last and hi >= first for lo, hi in deals.ranges):
                 pieces.append((f, parquet.read(columns=needed)))
@@ -441,22 +512,123 @@ def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "
     return out
 
 
+# --- the chunk log ----------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class ChunkEntry:
+    """What the chunk log knows of one chunk file: its deals, its rows' counts by status,
+    and its size and modification time (a file of another size or time is not the one the
+    log names: it was replaced since)."""
+
+    deals: DealSet
+    counts: Mapping[str, int]
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, f: Path, deals: DealSet, counts: Mapping[str, int]) -> "ChunkEntry":
+        """The entry of chunk file ``f`` as it is on disk now."""
+        stat = f.stat()
+        return cls(deals, dict(counts), stat.st_size, stat.st_mtime_ns)
+
+    def describes(self, stat: os.stat_result) -> bool:
+        """Whether a file with ``stat`` is the one this entry was made of."""
+        return (self.size, self.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+
+    def record(self, name: str) -> bytes:
+        """The log line of this entry for the file ``name`` (relative to the dataset)."""
+        return (json.dumps({"chunk": name, "deals": [list(r) for r in self.deals.ranges],
+                            "counts": dict(self.counts), "bytes": self.size, "mtime_ns": self.mtime_ns},
+                           sort_keys=True) + "\n").encode()
+
+
+def read_log(path: Path) -> Optional[Tuple[Dict[str, ChunkEntry], bool]]:
+    """The entries of dataset ``path``'s chunk log by file (the last line of a file wins),
+    and whether the log needs rewriting (a line torn by a crash mid-append, which only the
+    last can be); ``None`` if there is no log (a dataset made before it)."""
+    try:
+        data = (Path(path) / CHUNK_LOG).read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(f"cannot read {Path(path) / CHUNK_LOG}: {exc.strerror}") from None
+    entries, torn = {}, bool(data) and not data.endswith(b"\n")
+    for line in data.decode(errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+            entries[record["chunk"]] = ChunkEntry(DealSet(tuple(r) for r in record["deals"]),
+                                                  record["counts"], record["bytes"], record["mtime_ns"])
+        except (ValueError, KeyError, TypeError):
+            torn = True  # its file is not known to the log: it is listed, opened and checked
+    return entries, torn
+
+
+def _examine(root: Path, f: Path, chunks: "_Chunks", manifest: Mapping[str, Any]) -> ChunkEntry:
+    """The entry of chunk file ``f``, read from the file itself, once it is checked as
+    :func:`read` checks it.  A file whose footer says it holds B - A + 1 rows from deal A
+    to deal B holds A..B; only other files (from comma lists or gap-filling reruns) need
+    their deal column read."""
+    with chunks.open(f) as parquet:
+        span = _deal_span(parquet)
+        _check_named(root, f, span, manifest)
+        if span is not None and parquet.metadata.num_rows == span[1] - span[0] + 1:
+            deals = DealSet([span])
+            statuses = parquet.read(columns=["status"])["status"]
+        else:
+            table = parquet.read(columns=["deal", "status"])
+            deals, statuses = _deal_set(f, table["deal"]), table["status"]
+    return ChunkEntry.of(f, deals, {c["values"]: c["counts"] for c in pc.value_counts(statuses).to_pylist()})
+
+
+def _lock(path: Path) -> int:
+    """A descriptor of directory ``path`` (made if needed) holding its exclusive lock."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        lock_fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise StoreError(f"cannot use {path} as the output directory: {exc.strerror}") from None
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(lock_fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EACCES):
+            raise StoreError(f"another survey is writing to {path}; wait for it or stop it") from None
+        raise
+    return lock_fd
+
+
+def _write_log(path: Path, entries: Mapping[str, ChunkEntry]) -> None:
+    """Replace dataset ``path``'s chunk log by ``entries``, atomically."""
+    text = b"".join(entries[name].record(name) for name in sorted(entries))
+    try:
+        _write_atomically(Path(path) / CHUNK_LOG, lambda f: f.write(text))
+    except OSError as exc:
+        raise StoreError(f"cannot write to {path}: {exc.strerror}") from None
+
+
 class Dataset:
     """An output directory opened for writing one survey's chunks.
 
-    Opening it takes the directory's lock, clears temp files left by a killed run, and
-    checks the manifest and the chunk files already there (see :meth:`done`); all of that
-    happens before any deal is solved.
+    Opening it takes the directory's lock, clears temp files left by a killed run, checks
+    the manifest, and learns what is done from the chunk log and a listing of the
+    directories (see :meth:`done`); all of that happens before any deal is solved.  The
+    lock's holder keeps the chunk log: every file it writes or is told of (:meth:`record`)
+    gets its line.  A worker's Dataset (no lock) only writes files.
     """
 
-    def __init__(self, path: Path, lock_fd: int, manifest: Dict[str, Any]) -> None:
+    def __init__(self, path: Path, lock_fd: Optional[int], manifest: Dict[str, Any]) -> None:
         self.path = path
-        self._lock_fd: Optional[int] = lock_fd
+        self._lock_fd = lock_fd
         self.manifest = manifest
         self.rules = Rules.from_dict(manifest["rules"])
         self.requested = DealSet(tuple(r) for r in manifest["requested"])
         self.schema = schema_for(manifest)
         self._metadata = schema_metadata(manifest)
+        self._entries: Dict[str, ChunkEntry] = {}  # the files found on opening
+        self._recorded = DealSet()  # the deals of the files logged since: no entry kept a file,
+        # so that a survey's memory does not grow with its range
+        self._log_stale = False  # the log on disk is not _entries: rewritten with the manifest
+        self._log_fd: Optional[int] = None
 
     @classmethod
     def open(cls, path: Path, rules: Rules, limits: "Limits", requested: DealSet, *,
@@ -467,6 +639,7 @@ class Dataset:
         datasets also hold the columns of DIFFICULTY_SCHEMA, and ``solutions`` says whether
         rows keep their solutions.  ``build`` (the solver's core_build) goes into the manifest
         and every file written from now on, so a reader can tell which build solved what.
+        A new dataset gets today's layout; one made before keeps the one it has.
 
         A directory holding results made with other rules or limits, or in the other mode,
         is refused unless ``force_new``, which deletes those results first.  The manifest is
@@ -474,21 +647,11 @@ class Dataset:
         whose workers never start then leaves no trace that would refuse the next one.
         """
         path = Path(path)
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-            lock_fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError as exc:
-            raise StoreError(f"cannot use {path} as the output directory: {exc.strerror}") from None
-        try:
-            fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(lock_fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EACCES):
-                raise StoreError(f"another survey is writing to {path}; wait for it or stop it") from None
-            raise
+        lock_fd = _lock(path)
         try:
             dataset = cls(path, lock_fd, cls._prepare(path, identity(rules, limits, difficulty, solutions),
                                                       requested, force_new, build))
+            dataset._load()
             if not defer_manifest:
                 dataset.write_manifest()
             return dataset
@@ -513,10 +676,12 @@ class Dataset:
                     f.unlink()
                 shutil.rmtree(path / PROOFS, ignore_errors=True)
                 (path / MANIFEST).unlink(missing_ok=True)
+                (path / CHUNK_LOG).unlink(missing_ok=True)
             for f in temp_files(path):
                 f.unlink()
         except OSError as exc:
             raise StoreError(f"cannot delete the old files in {path}: {exc.strerror}") from None
+        shape: Optional[Dict[str, Any]] = layout()
         if (path / MANIFEST).exists():
             manifest = read_manifest(path)
             recorded = {k: manifest.get(k, IDENTITY_DEFAULTS.get(k)) for k in wanted}
@@ -529,12 +694,32 @@ class Dataset:
                                  f"({'; '.join(diffs)}); use --force-new to delete them and start "
                                  f"afresh, or choose another --out")
             requested = requested | DealSet(tuple(r) for r in manifest["requested"])
+            shape = manifest.get("layout")
         elif chunk_files(path):
             raise StoreError(f"{path} holds chunk files but no {MANIFEST}, so their rules are "
                              f"unknown; use --force-new to delete them, or choose another --out")
         return {"format": MANIFEST_FORMAT, "fcsurvey_version": __version__, **wanted,
                 "requested": [list(r) for r in requested.ranges],
+                **({"layout": shape} if shape else {}),
                 **({"core_build": build} if build else {})}
+
+    def _load(self) -> None:
+        """Learn the dataset's chunk files from the log, opening only the files it does not
+        name with their size and time: a crash between a file's rename and its log line, a file
+        copied in by hand, a dataset made before the log.  Each of those is checked as
+        :func:`read` checks it, and no deal may be in two files."""
+        found = read_log(self.path)
+        logged, self._log_stale = found if found is not None else ({}, True)
+        chunks = _Chunks(self.manifest)
+        for name, entry in _listing(self.path):
+            known = logged.get(name)
+            if known is not None and known.describes(entry.stat()):
+                self._entries[name] = known
+            else:
+                self._entries[name] = _examine(self.path, self.path / name, chunks, self.manifest)
+                self._log_stale = True
+        self._log_stale = self._log_stale or len(logged) != len(self._entries)
+        _check_disjoint([(f"{self.path}/{name}", e.deals) for name, e in self._entries.items()])  # type: ignore[misc]
 
     def records_request(self) -> bool:
         """Whether the manifest on disk already names every requested deal, so that a run
@@ -546,48 +731,49 @@ class Dataset:
         return DealSet(tuple(r) for r in on_disk["requested"]) == self.requested
 
     def write_manifest(self) -> None:
-        """Write the manifest, atomically: from then on the directory is this dataset's."""
+        """Write the manifest, atomically, and the chunk log if the one on disk is not what
+        the files hold: from then on the directory is this dataset's."""
         text = json.dumps(self.manifest, indent=1, sort_keys=True).encode()
         try:
             _write_atomically(self.path / MANIFEST, lambda f: f.write(text))
         except OSError as exc:
             raise StoreError(f"cannot write to {self.path}: {exc.strerror}") from None
+        if self._log_stale:
+            _write_log(self.path, self._entries)
+            self._log_stale = False
 
     def done(self) -> DealSet:
-        """Every deal already in a finished chunk file, whatever chunk size made it.
-
-        Each file is checked as :func:`read` checks it (readable, made for this dataset, no
-        deal in two files).  A file whose footer says it holds B - A + 1 rows from deal A to
-        deal B holds A..B; only other files (from comma lists or gap-filling reruns) need
-        their deal column read.
-        """
-        checked, held = _Chunks(self.manifest), []
-        for f in chunk_files(self.path):
-            with checked.open(f) as parquet:
-                span = _deal_span(parquet)
-                _check_named(f, span)
-                if span is not None and parquet.metadata.num_rows == span[1] - span[0] + 1:
-                    held.append((f, DealSet([span])))
-                else:
-                    held.append((f, _deal_set(f, parquet.read(columns=["deal"])["deal"])))
-        _check_disjoint(held)
-        return DealSet(r for _, deals in held for r in deals.ranges)
+        """Every deal already in a finished chunk file, whatever chunk size made it."""
+        return DealSet(r for e in self._entries.values() for r in e.deals.ranges) | self._recorded
 
     def deals_with(self, status: str) -> List[Tuple[Path, DealSet]]:
-        """Each chunk file holding rows of ``status``, with their deals (a survey solves its
-        ``error`` deals again).  A file's statistics clear most files without reading a row."""
+        """Each chunk file found on opening that holds rows of ``status``, with their deals (a
+        survey solves its ``error`` deals again).  The log's counts clear the other files
+        without opening them."""
         found = []
-        for f in chunk_files(self.path):
+        for name in sorted(n for n, e in self._entries.items() if e.counts.get(status)):
+            f = self.path / name
             try:
-                if not _may_hold(f, "status", status):
-                    continue
                 rows = pq.read_table(f, columns=["deal", "status"])
             except (OSError, pa.ArrowException) as exc:
-                raise StoreError(f"chunk file {f} is unreadable ({exc}); delete it and rerun") from None
+                raise _unreadable(f, exc) from None
             deals = rows.filter(pc.equal(rows["status"], status))["deal"].to_pylist()
             if deals:
                 found.append((f, DealSet.from_sorted(sorted(deals))))
         return found
+
+    def record(self, name: str, entry: ChunkEntry) -> None:
+        """Log chunk file ``name`` (relative to the dataset) as finished: one line, appended
+        and fsynced, so that a resumed survey knows it is done without opening it."""
+        self._recorded = self._recorded | entry.deals
+        try:
+            if self._log_fd is None:
+                self._log_fd = os.open(self.path / CHUNK_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            os.write(self._log_fd, entry.record(name))
+            os.fsync(self._log_fd)
+        except OSError as exc:  # the file is whole; a rerun finds it unlogged, checks and logs it
+            raise StoreError(f"cannot write to {self.path / CHUNK_LOG}: {exc.strerror}; the chunks written "
+                             f"before are kept, so the same command resumes once that is fixed") from None
 
     def rewrite_chunk(self, path: Path, rows: Sequence[Mapping[str, Any]], run_started: float) -> Path:
         """Replace the rows of chunk file ``path`` that are for the deals of ``rows`` by them.
@@ -601,27 +787,107 @@ class Dataset:
         stray = new - set(held)
         if stray:
             raise StoreError(f"{path} holds no row for deals {DealSet((d, d) for d in stray)}")
-        if path.name != CHUNK_NAME.format(first=min(held), last=max(held)):
+        if relative(self.path, path) != chunk_name(self.manifest, min(held), max(held)):
             raise StoreError(f"chunk file {path} is misnamed for its deals {min(held)}-{max(held)}; "
                              f"delete it and rerun")
         return self.write_chunk([r for r in old if r["deal"] not in new] + list(rows), run_started)
 
     def write_chunk(self, rows: Sequence[Mapping[str, Any]], run_started: float) -> Path:
-        """Write one chunk's rows (a dict per deal, rule columns left out) atomically."""
+        """Write one chunk's rows (a dict per deal, rule columns left out) atomically, in
+        row groups of ROW_GROUP_ROWS, and (the lock's holder) log it."""
         rows = sorted(rows, key=lambda r: r["deal"])
         run = json.dumps({"started": run_started, "written": time.time()})
         table = pa.table(column_values(rows, self.rules, self.schema.names),
                          schema=self.schema).replace_schema_metadata({**self._metadata, META_RUN: run})
-        final = self.path / CHUNK_NAME.format(first=rows[0]["deal"], last=rows[-1]["deal"])
+        name = chunk_name(self.manifest, rows[0]["deal"], rows[-1]["deal"])
+        final = self.path / name
+        encodings = {column: kind for column, kind in ENCODINGS.items() if column in self.schema.names}
         try:
-            _write_atomically(final, lambda f: pq.write_table(table, f, compression=COMPRESSION))
+            if not final.parent.is_dir():  # a new block: its directory must survive a crash too
+                final.parent.mkdir(exist_ok=True)
+                _fsync_dir(self.path)
+            _write_atomically(final, lambda f: pq.write_table(
+                table, f, compression=COMPRESSION, row_group_size=ROW_GROUP_ROWS,
+                use_dictionary=[c for c in self.schema.names if c not in encodings], column_encoding=encodings))
         except OSError as exc:  # the disk filled up, say: what was written before stays whole
             raise StoreError(f"cannot write {final}: {exc.strerror or exc}; the chunks written before it "
                              f"are kept, so the same command resumes once that is fixed") from None
+        if self._lock_fd is not None:
+            self.record(name, ChunkEntry.of(final, DealSet.from_sorted(r["deal"] for r in rows),
+                                            Counter(r["status"] for r in rows)))
         return final
 
     def close(self) -> None:
-        """Release the directory's lock."""
+        """Release the directory's lock (and the chunk log)."""
+        if self._log_fd is not None:
+            os.close(self._log_fd)
+            self._log_fd = None
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None
+
+
+# --- checking a dataset against its log ---------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class CheckReport:
+    """What :func:`check` found: the files and deals there, the requested deals missing,
+    and how the chunk log differed from the files (then rewritten from them)."""
+
+    path: Path
+    files: int
+    deals: int
+    missing: DealSet
+    unlogged: int   # files the log did not name (or named with another size or deals)
+    vanished: int   # files the log named that are not there
+    temps: int      # temp files of a killed run, removed
+    torn: bool      # the log ended in a line torn by a crash
+
+    @property
+    def repaired(self) -> bool:
+        return bool(self.unlogged or self.vanished or self.torn)
+
+    def text(self) -> str:
+        lines = [f"{self.path}: {self.files:,} chunk files holding {self.deals:,} deals, each file checked."]
+        if self.repaired:
+            lines.append(f"The chunk log differed from the files ({self.unlogged:,} files not in it, "
+                         f"{self.vanished:,} in it but gone{', a torn last line' if self.torn else ''}); "
+                         f"it was rewritten from the files.")
+        else:
+            lines.append("The chunk log agrees with the files.")
+        if self.temps:
+            lines.append(f"Removed {self.temps:,} temp files a killed run left.")
+        lines.append(f"Missing {len(self.missing):,} requested deals ({self.missing}): the same survey "
+                     f"command solves them." if self.missing else "Every requested deal is there.")
+        return "\n".join(lines)
+
+
+def check(path: Path, deals: Optional[DealSet] = None) -> CheckReport:
+    """Open and check every chunk file of dataset ``path`` as :func:`read` does, compare
+    them with the chunk log, rewrite the log from the files where it differs, and find
+    which of ``deals`` (by default those the manifest requests) are missing: what
+    ``fcsurvey survey --check`` runs, after files were moved in by hand (a merge) or to
+    be sure of a dataset before its end.  Takes the directory's lock."""
+    path = Path(path)
+    if not (path / MANIFEST).exists():
+        raise StoreError(f"{path} is not an fcsurvey dataset (no {MANIFEST})")
+    lock_fd = _lock(path)
+    try:
+        manifest = read_manifest(path)
+        temps = temp_files(path)
+        for f in temps:
+            f.unlink()
+        chunks = _Chunks(manifest)
+        entries = {relative(path, f): _examine(path, f, chunks, manifest) for f in chunk_files(path)}
+        _check_disjoint([(path / name, e.deals) for name, e in entries.items()])
+        logged, torn = read_log(path) or ({}, False)
+        unlogged = sum(logged.get(name) != e for name, e in entries.items())
+        vanished = len(set(logged) - set(entries))
+        if unlogged or vanished or torn or not (path / CHUNK_LOG).exists():
+            _write_log(path, entries)
+        present = DealSet(r for e in entries.values() for r in e.deals.ranges)
+        wanted = DealSet(tuple(r) for r in manifest["requested"]) if deals is None else deals
+        return CheckReport(path, len(entries), len(present), wanted - present, unlogged, vanished,
+                           len(temps), torn)
+    finally:
+        os.close(lock_fd)

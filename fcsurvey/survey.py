@@ -1,9 +1,11 @@
 """Survey a set of deals: plan chunks, run them on workers.
 
 Deals are grouped into chunks with fixed boundaries (chunk k holds the requested deals in
-k*K+1 .. (k+1)*K), so a rerun with the same chunk size K finds the same files; deals
-already on disk are subtracted first, whatever chunk size wrote them, so any rerun fills
-only the gaps.  The parent process only plans, writes files and reports; workers solve
+k*K+1 .. (k+1)*K, cut where a partition block of the store ends), so a rerun with the same
+chunk size K finds the same files; deals already on disk are subtracted first, whatever
+chunk size wrote them, so any rerun fills only the gaps.  Unless given, K is chosen from
+the range and the rules (:func:`chunk_size_for`): about a minute of work a task, files of
+up to a million deals.  The parent process only plans, writes files and reports; workers solve
 (on a Dask cluster they also write their chunk files, so the parent sees only summaries).
 
 A chunk whose worker dies is retried once (the death may have been the machine's, not
@@ -15,9 +17,11 @@ deal twice, never the file half-written).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import logging
 import os
+import re
 import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -29,13 +33,33 @@ from .console import Progress, counts_text, duration, running_text
 from .dealset import DealSet
 from .executors import Executor, LocalPool, TaskFailed
 from .rules import PRESETS, Rules
-from .schema import ERROR, Row, failed_row
+from .schema import ERROR, STATUSES, Row, failed_row
 from .limits import DEFAULT_MAX_STATES, Limits
+from .plan import Plan, Profile, plan, remaining_s, sample
 from .solver import CHECKPOINT_EVERY_S, core_build
-from .store import PROOFS, Dataset
+from .store import BLOCK_DEALS, PROOFS, ChunkEntry, Dataset
 from .task import ChunkSink, ChunkTask, ChunkWritten, DealFinished, PhaseStarted, load_solver
 
-DEFAULT_CHUNK_SIZE = 500  # ~1 s of work per chunk: smooth progress, few files (64 for 1-32000)
+#: The chunk sizes a survey chooses from: each divides store.BLOCK_DEALS, so that chunks of
+#: one size tile the partition blocks.
+CHUNK_SIZES = (100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000,
+               500_000, 1_000_000)
+#: About the most work a task should be, in seconds: a killed run loses at most that much a
+#: worker, and progress and the workers' balance stay smooth.
+TASK_S = 60.0
+#: A survey is cut into at least this many tasks, so that every local worker gets several.
+MIN_TASKS = 8
+#: Mean CPU seconds a deal, by free cells (more count as 4; none as 1), as stratified
+#: samples of the whole numbering measured them (plan.py; docs/scale.md, "Per-deal costs"):
+#: fewer cells mean more proofs of unsolvability, and a heavier tail.
+DEAL_S = {4: 0.0006, 3: 0.003, 2: 0.04, 1: 0.02, 0: 0.02}
+#: A ``--difficulty`` deal costs about this many plain ones (its fewest-cells solves).
+DIFFICULTY_COST = 5.0
+#: A survey of this many deals or more solves a stratified sample of them first (at most
+#: ETA_SAMPLE_DEALS, in ETA_SAMPLE_BUDGET_S), whose costs its ETA weighs the deals left by.
+ETA_SAMPLE_MIN_DEALS = 100_000
+ETA_SAMPLE_DEALS = 400
+ETA_SAMPLE_BUDGET_S = 10.0
 DEFAULT_SOLVER = "fcsurvey.solver:solve"
 #: Test hook: solve with this "module:function" instead of the real solver.
 SOLVER_ENV = "FCSURVEY_TEST_SOLVER"
@@ -79,13 +103,28 @@ def default_out(deals: DealSet, rules: Rules, limits: Limits, difficulty: bool =
     return RESULTS_DIR / "_".join(parts)
 
 
-def plan_chunks(deals: DealSet, size: int) -> Iterator[Tuple[Tuple[int, int], ...]]:
-    """The deals of each chunk k (those in k*size+1 .. (k+1)*size), lazily and in order."""
+def deal_cost(rules: Rules, difficulty: bool = False) -> float:
+    """The mean seconds a deal under ``rules`` takes a worker, from DEAL_S."""
+    return DEAL_S[min(rules.cells, max(DEAL_S))] * (DIFFICULTY_COST if difficulty else 1.0)
+
+
+def chunk_size_for(deals: DealSet, rules: Rules, difficulty: bool = False) -> int:
+    """The chunk size a survey of ``deals`` takes when none is given: the largest of
+    CHUNK_SIZES whose chunks are about TASK_S of work at most and make MIN_TASKS at least
+    (so 100,000 for 4-cell FreeCell over a million deals or more: files of 100,000 rows)."""
+    cost = deal_cost(rules, difficulty)
+    fitting = [s for s in CHUNK_SIZES if s * cost <= TASK_S and s * MIN_TASKS <= len(deals)]
+    return max(fitting, default=CHUNK_SIZES[0])
+
+
+def plan_chunks(deals: DealSet, size: int, block: int = BLOCK_DEALS) -> Iterator[Tuple[Tuple[int, int], ...]]:
+    """The deals of each chunk k (those in k*size+1 .. (k+1)*size, cut at every multiple
+    of ``block``, so that no chunk spans two of the store's blocks), lazily and in order."""
     current, pieces = None, []  # type: ignore[var-annotated]
     for lo, hi in deals.ranges:
         while lo <= hi:
-            k = (lo - 1) // size
-            end = min(hi, (k + 1) * size)
+            k = ((lo - 1) // size, (lo - 1) // block)
+            end = min(hi, (k[0] + 1) * size, (k[1] + 1) * block)
             if k != current and pieces:
                 yield tuple(pieces)
                 pieces = []
@@ -96,6 +135,29 @@ def plan_chunks(deals: DealSet, size: int) -> Iterator[Tuple[Tuple[int, int], ..
         yield tuple(pieces)
 
 
+def solver_path(solver: Optional[str] = None) -> str:
+    """The solver a survey calls: ``solver``, else SOLVER_ENV's, else the real one; SurveyError
+    if it does not load."""
+    path = solver or os.environ.get(SOLVER_ENV, DEFAULT_SOLVER)
+    try:
+        load_solver(path)
+    except ValueError as exc:
+        raise SurveyError(str(exc)) from None
+    return path
+
+
+def plan_survey(deals: DealSet, *, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
+                workers: Optional[int] = None, chunk_size: Optional[int] = None, solutions: bool = True,
+                difficulty: bool = False, solver: Optional[str] = None) -> Plan:
+    """The cost of the survey ``Survey(deals, ...)`` would run, measured on a stratified
+    sample of ``deals`` (plan.py) in this process; nothing is written."""
+    if not deals:
+        raise SurveyError("no deals given")
+    return plan(deals, rules, limits, workers=workers or default_workers(),
+                chunk_size=chunk_size or chunk_size_for(deals, rules, difficulty), solutions=solutions,
+                difficulty=difficulty, solver=solver_path(solver))
+
+
 # --- the run ------------------------------------------------------------------------------
 
 @dataclass
@@ -104,6 +166,42 @@ class _Batch:
 
     size: int
     rows: List[Row] = field(default_factory=list)
+
+
+#: A run of deals counted, in a _Reported's bytes.
+COUNTED_RUN = re.compile(rb"[^\x00]+")
+
+
+class _Reported:
+    """The status each deal of a task's ``deals`` has been counted as, a byte a deal: a
+    cluster's thousand tasks of 100,000 deals in flight hold 100 MB, not a dict's gigabytes."""
+
+    def __init__(self, deals: Tuple[Tuple[int, int], ...]) -> None:
+        self._deals = deals
+        self._lows = [lo for lo, _ in deals]
+        self._starts = list(itertools.accumulate((hi - lo + 1 for lo, hi in deals), initial=0))
+        self._codes = bytearray(self._starts[-1])  # 0: not counted, else 1 + index in STATUSES
+
+    def _index(self, deal: int) -> int:
+        at = bisect.bisect_right(self._lows, deal) - 1
+        return self._starts[at] + deal - self._lows[at]
+
+    def get(self, deal: int) -> Optional[str]:
+        code = self._codes[self._index(deal)]
+        return STATUSES[code - 1] if code else None
+
+    def __setitem__(self, deal: int, status: str) -> None:
+        self._codes[self._index(deal)] = STATUSES.index(status) + 1
+
+    def counts(self) -> Counter:
+        """How many deals have been counted as each status."""
+        return Counter({status: n for code, status in enumerate(STATUSES, 1) for n in [self._codes.count(code)] if n})
+
+    def counted(self) -> DealSet:
+        """The deals counted so far."""
+        return DealSet((lo + run.start() - start, lo + run.end() - 1 - start)
+                       for (lo, hi), start in zip(self._deals, self._starts)
+                       for run in COUNTED_RUN.finditer(self._codes, start, start + hi - lo + 1))
 
 
 @dataclass
@@ -117,7 +215,11 @@ class _Job:
     retries: int = 1
     batch: Optional[_Batch] = None
     replaces: Optional[Path] = None
-    reported: Dict[int, str] = field(default_factory=dict)
+    reported: Optional[_Reported] = None
+
+    def __post_init__(self) -> None:
+        if self.reported is None:
+            self.reported = _Reported(self.deals)
 
     def __len__(self) -> int:
         return sum(hi - lo + 1 for lo, hi in self.deals)
@@ -177,23 +279,20 @@ class Survey:
 
     def __init__(self, deals: DealSet, out: Path, *, rules: Rules = PRESETS["freecell"],
                  limits: Limits = Limits(), workers: Optional[int] = None,
-                 chunk_size: int = DEFAULT_CHUNK_SIZE, solutions: bool = True,
+                 chunk_size: Optional[int] = None, solutions: bool = True,
                  force_new: bool = False, solver: Optional[str] = None, difficulty: bool = False,
                  checkpoint_every: float = CHECKPOINT_EVERY_S) -> None:
         if workers is not None and workers < 1:
             raise SurveyError(f"workers must be at least 1, got {workers}")
-        if chunk_size < 1:
+        if chunk_size is not None and chunk_size < 1:
             raise SurveyError(f"chunk size must be at least 1, got {chunk_size}")
         if not deals:
             raise SurveyError("no deals given")
-        self.solver = solver or os.environ.get(SOLVER_ENV, DEFAULT_SOLVER)
-        try:
-            load_solver(self.solver)
-        except ValueError as exc:
-            raise SurveyError(str(exc)) from None
+        self.solver = solver_path(solver)
         self.rules, self.limits = rules, limits
         self.workers = workers or default_workers()
-        self.chunk_size, self.solutions, self.difficulty = chunk_size, solutions, difficulty
+        self.chunk_size = chunk_size or chunk_size_for(deals, rules, difficulty)
+        self.solutions, self.difficulty = solutions, difficulty
         self.checkpoint_every = checkpoint_every
         self.dataset = Dataset.open(Path(out), rules, limits, deals, force_new=force_new,
                                     difficulty=difficulty, solutions=solutions, defer_manifest=True,
@@ -215,6 +314,9 @@ class Survey:
         self._running: Dict[Hashable, _Running] = {}
         self._named: Dict[Hashable, str] = {}  # the phase a slow deal was last logged in
         self._watched = 0.0  # when the running deals were last looked at
+        self._profile: Optional[Profile] = None  # what each deal to do costs, for the ETA
+        self._costs = [0.0, 0.0]  # the profile's cost of the deals done, and of all to do
+        self._clock = 0.0  # when the run started (monotonic)
 
     def start_text(self, where: Optional[str] = None) -> str:
         """``Surveying 1,000 deals (0 already done) with 2 workers into DIR``, for the console."""
@@ -248,6 +350,9 @@ class Survey:
         chunks stay on disk and no temp file is left behind.
         """
         started, clock = time.time(), time.monotonic()
+        self._clock = clock
+        if progress is not None and self.todo >= ETA_SAMPLE_MIN_DEALS:
+            self._sample_costs()
         log.info("surveying %d deals (%d error deals solved again, %d already done) into %s "
                  "with %s; %s", self.todo, self.retried, self.skipped, self.out,
                  executor or f"{self.workers} workers", self.rules.describe())
@@ -310,17 +415,36 @@ class Survey:
         """Count deals of ``job`` as finished, each deal once whatever retries reported it."""
         new = 0
         for deal, status in statuses.items():
-            before = job.reported.get(deal)
+            before = job.reported.get(deal)  # type: ignore[union-attr]
             if before == status:
                 continue
             if before is None:
                 new += 1
+                if self._profile is not None:
+                    self._costs[0] += self._profile.deal_cost(deal)
             else:
                 self._progress_counts[before] -= 1
-            job.reported[deal] = status
+            job.reported[deal] = status  # type: ignore[index]
             self._progress_counts[status] += 1
         if progress is not None:
             progress.update(new, self._progress_counts)
+            self._estimate(progress)
+
+    def _sample_costs(self) -> None:
+        """Solve a small stratified sample of the deals to do (plan.py), here, so that the
+        ETA weighs the deals left by what their part of the range costs."""
+        todo = self.pending | DealSet(r for _, deals in self.failed for r in deals.ranges)
+        drawn = sample(todo, self.rules, self.limits, solutions=self.solutions, difficulty=self.difficulty,
+                       solver=self.solver, count=ETA_SAMPLE_DEALS, budget_s=ETA_SAMPLE_BUDGET_S)
+        self._profile = drawn.profile()
+        self._costs = [0.0, self._profile.cost(todo)]
+        log.info("the ETA weighs the deals left by a stratified sample of %d of them (%s)",
+                 len(drawn.picks), duration(drawn.elapsed_s))
+
+    def _estimate(self, progress: Progress) -> None:
+        """Tell ``progress`` the time left, by the profile, once there is one."""
+        if self._profile is not None and self._costs[0]:
+            progress.estimate(remaining_s(time.monotonic() - self._clock, *self._costs))
 
     def _watch(self, progress: Optional[Progress], now: bool = False) -> None:
         """Name the deals running longer than SLOW_DEAL_S to the progress (at most every
@@ -343,10 +467,15 @@ class Survey:
     def _settle(self, job: _Job, outcome: Any, waiting: Deque[_Job], started: float,
                 progress: Optional[Progress]) -> None:
         if isinstance(outcome, ChunkWritten):
-            unheard = Counter(outcome.counts) - Counter(job.reported.values())
+            unheard = Counter(outcome.counts) - job.reported.counts()  # type: ignore[union-attr]
             self._progress_counts.update(unheard)
+            if self._profile is not None:
+                self._costs[0] += self._profile.cost(DealSet(outcome.deals) - job.reported.counted())  # type: ignore[union-attr]
             if progress is not None:
                 progress.update(sum(unheard.values()), self._progress_counts)
+                self._estimate(progress)
+            self.dataset.record(outcome.name, ChunkEntry(DealSet(outcome.deals), outcome.counts, outcome.size,
+                                                         outcome.mtime_ns))
             self._record(outcome.name, outcome.counts)
             return
         if isinstance(outcome, TaskFailed):

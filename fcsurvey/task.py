@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
+from .dealset import DealSet
 from .difficulty import Solve, decide, min_cells
 from .executors import ExecutorError
 from .limits import Limits
@@ -54,11 +55,15 @@ class ChunkSink:
 
 @dataclass(frozen=True)
 class ChunkWritten:
-    """A task whose worker wrote its chunk file: the file's name and its counts by status,
-    all the caller needs to report progress."""
+    """A task whose worker wrote its chunk file: the file's name (relative to the dataset),
+    its deals, counts by status, size and time, all the caller needs to report progress and to
+    log the file as finished (store.Dataset.record)."""
 
     name: str
     counts: Dict[str, int]
+    deals: Tuple[Tuple[int, int], ...]
+    size: int
+    mtime_ns: int
 
 
 @dataclass(frozen=True)
@@ -201,18 +206,21 @@ def write_rows(sink: ChunkSink, rows: List[Row]) -> ChunkWritten:
     The manifest is read from the directory itself, so a worker that does not share the
     caller's storage fails here, with a message saying so, instead of writing elsewhere.
     """
-    from .store import Dataset, StoreError, read_manifest  # pyarrow: only writing workers need it
+    from .store import Dataset, StoreError, read_manifest, relative  # pyarrow: only writing workers need it
 
     path = Path(sink.path)
     try:
         # No lock of its own: the survey that sent the task holds the directory's lock.
         # The file records this worker's build, which need not be the caller's.
         manifest = {**read_manifest(path), "core_build": core_build()}
-        written = Dataset(path, None, manifest).write_chunk(rows, sink.run_started)  # type: ignore[arg-type]
+        written = Dataset(path, None, manifest).write_chunk(rows, sink.run_started)
+        stat = written.stat()
     except (OSError, StoreError) as exc:
         raise ExecutorError(f"a worker on {socket.gethostname()} cannot write its chunk into "
                             f"{path} ({exc}); --out must be storage every worker shares") from None
-    return ChunkWritten(written.name, dict(Counter(r["status"] for r in rows)))
+    deals = DealSet.from_sorted(sorted(r["deal"] for r in rows))
+    return ChunkWritten(relative(path, written), dict(Counter(r["status"] for r in rows)), deals.ranges,
+                        stat.st_size, stat.st_mtime_ns)
 
 
 def run_chunk(task: ChunkTask, report: Report = ignore) -> Union[List[Row], ChunkWritten]:

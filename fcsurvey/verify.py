@@ -31,7 +31,7 @@ from .limits import Limits
 from .rules import Rules
 from .schema import SOLVED, UNSOLVABLE, no_proof_reason
 from .summary import builds, made_by_text
-from .survey import DEFAULT_CHUNK_SIZE, RESULTS_DIR, Survey, default_out, default_workers
+from .survey import RESULTS_DIR, Survey, chunk_size_for, default_out, default_workers
 
 CACHE_DIR = RESULTS_DIR / "verify"
 CONFIDENCE = 0.999            # of the binomial interval a measured win rate must share with the record
@@ -205,7 +205,7 @@ def claim_survey(claim: Claim, cache: Path, workers: Optional[int]) -> Survey:
     difficulty = needs_difficulty(claim)
     out = Path(cache) / default_out(claim.deals, claim.rules, limits, difficulty).name
     per_chunk = len(claim.deals) // (CHUNKS_PER_WORKER * (workers or default_workers()))
-    chunk_size = max(1, min(DEFAULT_CHUNK_SIZE, per_chunk))
+    chunk_size = max(1, min(chunk_size_for(claim.deals, claim.rules, difficulty), per_chunk))
     return Survey(claim.deals, out, rules=claim.rules, limits=limits, workers=workers, chunk_size=chunk_size,
                   solutions=False, difficulty=difficulty)
 

@@ -22,7 +22,7 @@ import pytest
 
 import fake_solver
 from fcsurvey import store
-from fcsurvey.dealset import parse_deals
+from fcsurvey.dealset import DealSet, parse_deals
 from fcsurvey.executors import DASK_HINT
 from fcsurvey.limits import Limits
 from fcsurvey.survey import Survey
@@ -93,6 +93,7 @@ def test_a_local_dask_cluster_gives_the_local_pools_dataset(distributed, tmp_pat
     assert "fcsurvey.task: deal 2000: solved" in log.read_text()  # forwarded by the workers
     assert data(out).equals(local_2000)
     assert store.temp_files(out) == []
+    assert not store.check(out).repaired  # the client logged every file its workers wrote
 
 
 def test_a_killed_worker_is_retried_by_dask(distributed, tmp_path, monkeypatch, caplog):
@@ -121,6 +122,10 @@ def test_a_killed_worker_is_retried_by_dask(distributed, tmp_path, monkeypatch, 
     assert report.written == 400 and "error" not in report.counts
     assert "retrying" not in caplog.text  # Dask retried it; the survey saw no failure
     assert data(tmp_path / "dask").equals(data(tmp_path / "local"))
+    # Every file is logged; one the retried task wrote again after its line (Dask may run a
+    # task twice) has another time than logged, which a resume checks (opens) again.
+    checked = store.check(tmp_path / "dask")
+    assert (checked.files, checked.vanished, checked.missing) == (8, 0, DealSet())
 
 
 def test_a_local_dask_clusters_workers_start_with_huge_pages_for_malloc(distributed, monkeypatch):

@@ -25,7 +25,8 @@ from fcsurvey.survey import SOLVER_ENV, Survey
 from conftest import FAKE_SOLVER, RESULTS, cli, fake_env, run_cli
 
 SHIPPED_NO_SOLUTIONS = RESULTS / "freecell_1-1000000"
-FIRST, SECOND = "deals-0000000001-0000000020.parquet", "deals-0000000021-0000000040.parquet"
+BLOCK = "block=0000"  # the partition directory of deals 1 to 10,000,000
+FIRST, SECOND = f"{BLOCK}/deals-0000000001-0000000020.parquet", f"{BLOCK}/deals-0000000021-0000000040.parquet"
 REPAIR = "delete it and rerun the survey, which solves its deals again"
 
 
@@ -55,7 +56,7 @@ def foreign(made, d):
 
 def overlapping(made, d):
     """Deals 1-10 from a run with another chunk size, beside the chunk of 1-20."""
-    ten = "deals-0000000001-0000000010.parquet"
+    ten = f"{BLOCK}/deals-0000000001-0000000010.parquet"
     shutil.copy(made / "ten" / ten, d / ten)
     return (f"chunk files {d / ten} and {d / FIRST} both hold deals 1-10 (10 deals); one of them is a copy "
             f"or was left by another run: delete the one that does not belong (if unsure, both, and rerun "
@@ -64,7 +65,7 @@ def overlapping(made, d):
 
 def renamed(made, d):
     """The chunk of deals 1-20 copied under the name of deals 41-60."""
-    misnamed = d / "deals-0000000041-0000000060.parquet"
+    misnamed = d / BLOCK / "deals-0000000041-0000000060.parquet"
     shutil.copy(d / FIRST, misnamed)
     return f"chunk file {misnamed} holds deals 1-20, not only the 41-60 of its name; {REPAIR}"
 
@@ -170,7 +171,7 @@ def test_extending_with_the_other_solutions_setting_is_refused(capsys, tmp_path,
         2, "", f"Error: {out} holds results made with other rules or limits (solutions {had} (dataset) vs "
                f"{asked} (asked)); use --force-new to delete them and start afresh, or choose another --out\n")
     assert (out / store.MANIFEST).read_text() == manifest
-    assert [p.name for p in store.chunk_files(out)] == ["deals-0000000001-0000000010.parquet"]
+    assert [store.relative(out, p) for p in store.chunk_files(out)] == [f"{BLOCK}/deals-0000000001-0000000010.parquet"]
 
 
 def test_a_dataset_of_fcsurvey_0_1_0_is_told_by_its_rows_whether_it_keeps_solutions(capsys, tmp_path, fake):

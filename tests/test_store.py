@@ -66,8 +66,9 @@ def test_dealset_operations_agree_with_python_sets(a, b):
 
 def test_chunk_is_written_atomically_with_schema_and_metadata(ds):
     path = ds.write_chunk([row(3), row(1), row(2, "unsolvable", moves=None, solution=None)], run_started=1.0)
-    assert path.name == "deals-0000000001-0000000003.parquet"
-    assert sorted(p.name for p in ds.path.iterdir()) == [MANIFEST, path.name]  # no temp left
+    assert path == ds.path / "block=0000" / "deals-0000000001-0000000003.parquet"
+    assert sorted(p.name for p in ds.path.iterdir()) == [MANIFEST, store.CHUNK_LOG, "block=0000"]
+    assert list((ds.path / "block=0000").iterdir()) == [path]  # no temp left
     table = pq.read_table(path)
     assert table.schema.remove_metadata() == store.SCHEMA
     assert table["deal"].to_pylist() == [1, 2, 3]
@@ -91,7 +92,8 @@ def test_failed_write_leaves_neither_temp_nor_chunk(ds, monkeypatch):
     monkeypatch.setattr(pq, "write_table", broken)
     with pytest.raises(StoreError, match="disk full"):
         ds.write_chunk([row(1)], run_started=0.0)
-    assert [p.name for p in ds.path.iterdir()] == [MANIFEST]
+    assert store.chunk_files(ds.path) == [] and store.temp_files(ds.path) == []
+    assert (ds.path / store.CHUNK_LOG).read_bytes() == b""
 
 
 def test_read_returns_all_chunks_sorted_with_dataset_metadata(ds):

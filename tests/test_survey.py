@@ -118,7 +118,7 @@ def test_survey_writes_one_row_per_deal(tmp_path, reference):
     assert table["deal"].to_pylist() == list(range(1, 201))
     assert set(table["status"].to_pylist()) == {"solved"}
     assert pc.min(table["moves"]).as_py() > 0 and table["solution"].null_count == 0
-    assert [p.name for p in sorted(tmp_path.glob("deals-*"))] == [
+    assert [p.name for p in sorted(tmp_path.glob("block=0000/deals-*"))] == [
         "deals-0000000001-0000000064.parquet", "deals-0000000065-0000000128.parquet",
         "deals-0000000129-0000000192.parquet", "deals-0000000193-0000000200.parquet"]
     assert data(tmp_path).equals(reference)  # 1 worker or 2: the same results

@@ -389,7 +389,7 @@ def test_explore_checks_no_claim(capsys):
 
 
 def test_a_small_claim_is_cut_into_chunks_for_every_worker(tmp_path):
-    for claim_id, size in (("rate-forecell", 187), ("4cells-1-32000", 500), ("5cells-six", 1)):
+    for claim_id, size in (("rate-forecell", 100), ("4cells-1-32000", 2_000), ("5cells-six", 1)):
         job = verify.claim_survey(known.get(claim_id), tmp_path, workers=2)
         job.dataset.close()
         assert job.chunk_size == size
