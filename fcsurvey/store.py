@@ -14,7 +14,6 @@ an advisory lock on it.  The row schema itself is schema.py's.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
 import fcntl
 import json
@@ -77,7 +76,7 @@ class StoreError(ValueError):
 
 def identity(rules: Rules, limits: Limits, difficulty: bool = False, solutions: bool = True) -> Dict[str, Any]:
     """What must match for two runs' results to share one dataset."""
-    return {"rules": rules.to_dict(), "limits": dataclasses.asdict(limits), "generator": GENERATOR_NAME,
+    return {"rules": rules.to_dict(), "limits": limits.to_dict(), "generator": GENERATOR_NAME,
             "difficulty": difficulty, "solutions": solutions}
 
 

@@ -141,7 +141,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     unsigned long long max_states;
     double timeout, every = 0, offer_every = 0, t0, elapsed;
     unsigned int phases;
-    int threads = 1;
+    int threads = 1, length = FCS_LENGTH_DEFAULT;
     const char *checkpoint = NULL, *tag = NULL, *offer = NULL;
     Py_ssize_t tag_len = 0;
     fcs_rules r;
@@ -149,8 +149,8 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     fcs_limits lim;
     fcs_result res;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOKdI|zy#dizd", &rules_obj, &columns, &cells, &found, &max_states, &timeout,
-                          &phases, &checkpoint, &tag, &tag_len, &every, &threads, &offer, &offer_every))
+    if (!PyArg_ParseTuple(args, "OOOOKdI|zy#dizdi", &rules_obj, &columns, &cells, &found, &max_states, &timeout,
+                          &phases, &checkpoint, &tag, &tag_len, &every, &threads, &offer, &offer_every, &length))
         return NULL;
     if (!parse_rules(rules_obj, &r) ||
         !parse_position(&r, columns, cells, found, MAX_DEALT_LEN, &start))
@@ -162,6 +162,10 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     }
     if (threads < 1 || threads > FCS_MAX_THREADS) {
         PyErr_Format(PyExc_ValueError, "threads must be 1 to %d, got %d", FCS_MAX_THREADS, threads);
+        return NULL;
+    }
+    if (length < FCS_LENGTH_DEFAULT || length > FCS_LENGTH_SHORT) {
+        PyErr_Format(PyExc_ValueError, "length must be LENGTH_DEFAULT or LENGTH_SHORT, got %d", length);
         return NULL;
     }
     if (checkpoint && (!tag || tag_len != FCS_CHECKPOINT_TAG)) {
@@ -181,6 +185,8 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     t0 = fcs_now_s();
     Py_BEGIN_ALLOW_THREADS
     fcs_solve(&r, &start, &lim, &res);
+    if (length == FCS_LENGTH_SHORT)
+        fcs_short(&r, &start, &res);
     Py_END_ALLOW_THREADS
     elapsed = fcs_now_s() - t0;
     if (res.solution) {
@@ -303,7 +309,7 @@ static PyMethodDef methods[] = {
      "deal_range_checksum(start, count) -> int: deal a range, return a checksum."},
     {"solve", py_solve, METH_VARARGS,
      "solve(rules, columns, cells, foundations, max_states, timeout, phases[, checkpoint, tag, every, threads, offer, "
-     "offer_every]) -> dict; phases: PHASE_SEARCH | PHASE_PROOF; threads: the layered proof's (checkpoint may be "
+     "offer_every, length]) -> dict; length: LENGTH_DEFAULT or LENGTH_SHORT (a beam search for a shorter line); phases: PHASE_SEARCH | PHASE_PROOF; threads: the layered proof's (checkpoint may be "
      "None); offer: the file of the threads it is offered (with a checkpoint only), read every offer_every seconds."},
     {"legal_moves", py_legal_moves, METH_VARARGS,
      "legal_moves(rules, columns, cells, foundations, single_only[, skip_built]) -> "
@@ -324,7 +330,9 @@ PyMODINIT_FUNC PyInit__fccore(void)
     PyObject *m = PyModule_Create(&moduledef);
     if (m && (PyModule_AddIntConstant(m, "PHASE_SEARCH", FCS_PHASE_SEARCH) < 0 ||
               PyModule_AddIntConstant(m, "PHASE_PROOF", FCS_PHASE_PROOF) < 0 ||
-              PyModule_AddIntConstant(m, "MAX_THREADS", FCS_MAX_THREADS) < 0)) {
+              PyModule_AddIntConstant(m, "MAX_THREADS", FCS_MAX_THREADS) < 0 ||
+              PyModule_AddIntConstant(m, "LENGTH_DEFAULT", FCS_LENGTH_DEFAULT) < 0 ||
+              PyModule_AddIntConstant(m, "LENGTH_SHORT", FCS_LENGTH_SHORT) < 0)) {
         Py_DECREF(m);
         return NULL;
     }

@@ -78,6 +78,13 @@ typedef struct {
    the solution, by the solver).  Keeps no global state; safe to run from
    several threads at once. */
 void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, fcs_result *res);
+/* How hard a solve works on its solution's length: the searches' line with
+   the shortening pass (shorten.h), or --short's beam search as well. */
+enum { FCS_LENGTH_DEFAULT = 0, FCS_LENGTH_SHORT = 1 };
+/* --short: after fcs_solve solved from `start`, look for a shorter line with
+   a beam search (shorten.h) bounded by the one found; res takes it (its
+   solution, moves and atomic_moves) when it writes fewer tokens. */
+void fcs_short(const fcs_rules *r, const fcs_pos *start, fcs_result *res);
 /* Send safe cards home.  When `out` is given, append their tokens there
    (space-separated, `*len` updated) and count them in `*tokens`. */
 void fcs_autoplay(const fcs_rules *r, fcs_pos *p, char *out, int *len, int *tokens);

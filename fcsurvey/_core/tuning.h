@@ -32,6 +32,16 @@
 #define INTERLUDE_SHARE 16      /* ... and at most this share of max_states: 1/16 */
 #define LAST_TRY_SHARE 8        /* the last greedy try's share of max_states: 1/8 */
 
+/* The shortening pass (shorten.h). */
+#define SHORTEN_PASSES 3  /* passes over the line, while one still finds an edit */
+#define SHORTEN_REACH 24  /* moves ahead it looks for a card's next move */
+#define SHORTEN_REJOIN 6  /* moves past an edit it replays for the edited line to meet the old one again */
+#define SHORTEN_DEPTH 4   /* the longest shortcut it can look for between two positions of the line ... */
+#define SHORTCUT_DEPTH 0  /* ... and the longest it does by default (none: they cost more than they save) ... */
+#define SHORT_SHORTCUT_DEPTH 2 /* ... and with --short */
+#define SHORT_BEAM_WIDTH 300   /* positions a level of --short's beam search keeps */
+#define BEAM_SCORES 4096       /* scores the beam tells apart (higher ones count as this one less) */
+
 #define RECENT_SLOTS 1024     /* expanded positions the greedy search keeps decoded and profiled */
 #define TIME_CHECK_EVERY 256  /* positions between two looks at the clock */
 #define INITIAL_STATES 1024   /* a store's and an open list's first allocation, in entries */
