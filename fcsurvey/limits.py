@@ -25,10 +25,12 @@ MAX_STATES = 0xFFFF_FFF0
 
 #: How hard a solve works on the length of its solution: ``default`` shortens the line the
 #: searches found (edits of its moves, in the C core); ``short`` also runs a beam search for
-#: a shorter one (about 20 deals a second instead of about 2,000).  Verdicts never depend on
-#: it; the solutions do, so a dataset records it and keeps one mode's rows.
-DEFAULT_LENGTH, SHORT_LENGTH = "default", "short"
-LENGTHS = (DEFAULT_LENGTH, SHORT_LENGTH)
+#: a shorter one (tens of deals a second instead of thousands); ``optimal`` runs an A* search
+#: that proves the fewest moves (``par``), within ``max_states`` and ``timeout`` again.
+#: Verdicts never depend on it; the solutions do, so a dataset records it and keeps one
+#: mode's rows.
+DEFAULT_LENGTH, SHORT_LENGTH, OPTIMAL_LENGTH = "default", "short", "optimal"
+LENGTHS = (DEFAULT_LENGTH, SHORT_LENGTH, OPTIMAL_LENGTH)
 
 
 class SolverError(ValueError):

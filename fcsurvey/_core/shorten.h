@@ -7,6 +7,7 @@
 #define FCS_SHORTEN_H
 
 #include "position.h"
+#include "score.h"
 
 static inline uint64_t hash_mix(uint64_t h)
 {
@@ -49,11 +50,12 @@ static inline uint64_t order_free_hash(const fcs_rules *r, const fcs_pos *p)
 int shorten_line(const fcs_rules *r, int mode, const fcs_pos *start, fcs_packed_move *path, int steps, int depth);
 
 /* Beam search from `start` with eager autoplay: level by level, the `width`
-   best children (GREEDY_WEIGHTS' score) of the level before, each position
+   best children (by score with weights w) of the level before, each position
    once, until a child is won; every position of a level is as many moves
    from the start, so the first win is the shortest line the beam holds.
    Gives up past `max_steps` moves.  Returns the line's moves (malloc'd, its
    length in *steps), or NULL. */
-fcs_packed_move *beam_search(const fcs_rules *r, const fcs_pos *start, int width, int max_steps, int *steps);
+fcs_packed_move *beam_search(const fcs_rules *r, const weights *w, const fcs_pos *start, int width, int max_steps,
+                             int *steps);
 
 #endif
