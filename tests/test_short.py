@@ -67,7 +67,7 @@ def test_short_keeps_verdicts(cells, number, status):
 
 
 def test_length_must_be_known():
-    with pytest.raises(LimitsError, match="length must be one of default, short, got 'long'"):
+    with pytest.raises(LimitsError, match="length must be one of default, short, optimal, got 'long'"):
         Limits(length="long")
 
 
