@@ -102,3 +102,18 @@ def test_cli_verify_short_is_not_for_explore(capsys):
     code, out, err = cli(capsys, "verify", "--short", "--explore", "foundation-return")
     assert (code, out) == (2, "")
     assert err == "Error: --short is for the surveys of claims: drop it with --explore\n"
+
+
+def test_difficulty_survey_works_in_short_mode(tmp_path):
+    out = tmp_path / "short-difficulty"
+    Survey(parse_deals("1-2"), out, limits=SHORT, workers=1, difficulty=True).run()
+    table = store.read(out, columns=["deal", "moves", "min_cells", "min_cells_exact"])
+    assert table.column("moves").to_pylist() == SHORT_1_20[:2]
+    assert table.column("min_cells").to_pylist() == [
+        row["min_cells"] for row in store.read(_default_difficulty(tmp_path), columns=["min_cells"]).to_pylist()]
+
+
+def _default_difficulty(tmp_path):
+    out = tmp_path / "default-difficulty"
+    Survey(parse_deals("1-2"), out, limits=Limits(), workers=1, difficulty=True).run()
+    return out
