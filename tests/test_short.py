@@ -117,3 +117,11 @@ def _default_difficulty(tmp_path):
     out = tmp_path / "default-difficulty"
     Survey(parse_deals("1-2"), out, limits=Limits(), workers=1, difficulty=True).run()
     return out
+
+
+def test_summary_names_the_mode(capsys, tmp_path):
+    out = tmp_path / "short"
+    Survey(parse_deals("1"), out, limits=SHORT, workers=1).run()
+    code, text, err = cli(capsys, "summary", out)
+    assert (code, err) == (0, "")
+    assert "Limits      10,000,000 states per deal, no timeout; short solutions\n" in text
