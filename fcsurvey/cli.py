@@ -25,7 +25,7 @@ from .executors import DaskExecutor, ExecutorError, check_scheduler_address, imp
 from .notation import NotationError, format_board, format_solution, parse_board, parse_solution
 from .replay import validate, walk
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
-from .limits import DEFAULT_MAX_STATES, Limits, SolverError
+from .limits import DEFAULT_LENGTH, DEFAULT_MAX_STATES, OPTIMAL_LENGTH, SHORT_LENGTH, Limits, SolverError
 from .schema import SOLVED, UNKNOWN, UNSOLVABLE
 from .solver import MAX_THREADS, solve_position
 from .known import CLAIMS, TIERS, ClaimError
@@ -130,8 +130,26 @@ def rule_options(command: Callable) -> Callable:
     return command
 
 
+SHORT_HELP = ("Spend more search on short solutions: a beam search after the usual solve, keeping "
+              "the shorter line (about 20 deals/s instead of about 2,000); verdicts do not change.")
+
+
+OPTIMAL_HELP = ("Prove the fewest moves (par) with an A* search after the usual solve, within "
+                "--max-states and --timeout again, and give a shortest solution; par is left "
+                "out (the usual solution stays) when it runs out of them.")
+
+
+def length_of(short: bool, optimal: bool = False) -> str:
+    """The limits' length for the --short and --optimal flags."""
+    if short and optimal:
+        raise click.UsageError("--short and --optimal are two modes: give one")
+    return SHORT_LENGTH if short else OPTIMAL_LENGTH if optimal else DEFAULT_LENGTH
+
+
 def limit_options(command: Callable) -> Callable:
     """The search limits shared by solve and survey."""
+    command = click.option("--optimal", is_flag=True, help=OPTIMAL_HELP)(command)
+    command = click.option("--short", is_flag=True, help=SHORT_HELP)(command)
     command = click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
                            metavar="SECONDS",
                            help="Give up on a deal (verdict unknown) after this long; "
@@ -286,8 +304,9 @@ EXECUTORS = (LOCAL, DASK)
 @click.pass_context
 def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path], workers: Optional[int], executor: str,
            scheduler: Optional[str], out: Optional[Path], chunk_size: Optional[int], no_solutions: bool,
-           difficulty: bool, max_states: int, timeout: Optional[float], force_new: bool,
-           log_file: Optional[Path], verbose: int, plan_only: bool, check: bool, **opts: Any) -> None:
+           difficulty: bool, max_states: int, timeout: Optional[float], short: bool, optimal: bool,
+           force_new: bool, log_file: Optional[Path], verbose: int, plan_only: bool, check: bool,
+           **opts: Any) -> None:
     """Solve every deal in DEALS and write the verdicts to a Parquet dataset.
 
     DEALS is a number, a range (1-32000 or 1..32000) or a comma list of those;
@@ -315,7 +334,7 @@ def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path],
       fcsurvey survey 1-100000000 --check --out /shared/fc
     """
     rules = rules_from(opts)
-    limits = Limits(max_states=max_states, timeout=timeout)
+    limits = Limits(max_states=max_states, timeout=timeout, length=length_of(short, optimal))
     if plan_only and check:
         raise click.UsageError("--plan and --check do different things: give one")
     if check:
@@ -458,7 +477,8 @@ SOLUTION_TOKENS_PER_LINE = 10
 @click.option("--show", is_flag=True, help="Print the board after every move of the solution.")
 @click.pass_context
 def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], max_states: int,
-          timeout: Optional[float], threads: int, as_json: bool, show: bool, **opts: Any) -> None:
+          timeout: Optional[float], short: bool, optimal: bool, threads: int, as_json: bool, show: bool,
+          **opts: Any) -> None:
     """Solve deal NUMBER (or a board) and print the verdict and solution.
 
     A verdict is a proof: "solved" comes with a solution the rules engine
@@ -472,13 +492,15 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
       fcsurvey solve 11982                  # unsolvable with 4 free cells
       fcsurvey solve 11982 --variant relaxed-freecell --show
       fcsurvey solve 617 --cells 3 --json
+      fcsurvey solve 617 --short            # a shorter solution, found with more search
+      fcsurvey solve 617 --optimal --max-states 50000000   # par: the proven fewest moves
       fcsurvey solve 1706 --cells 1 --max-states 50000 --threads 2   # a proof on 2 threads
       fcsurvey solve --board-file position.txt
     """
     if (number is None) == (board_file is None):
         raise click.UsageError("give a deal NUMBER or --board-file, not both or neither")
     rules = rules_from(opts)
-    limits = Limits(max_states=max_states, timeout=timeout)
+    limits = Limits(max_states=max_states, timeout=timeout, length=length_of(short, optimal))
     if board_file is not None:
         start = parse_board(board_file, rules)
     else:
@@ -494,6 +516,9 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
                f"time: {result.elapsed_s:.3f} s")
     if result.solution is not None:
         click.echo(f"moves: {result.moves} ({result.atomic_moves} single-card moves)")
+        if limits.length == OPTIMAL_LENGTH:
+            click.echo(f"par: {result.par} (proved: no solution is shorter)" if result.par is not None
+                       else "par: not proved (the A* search ran out of room or time)")
         click.echo(format_solution(parse_solution(result.solution), per_line=SOLUTION_TOKENS_PER_LINE))
         if show:
             click.echo(format_board(start, rules))
@@ -585,10 +610,16 @@ def hint(ctx: click.Context, number: Optional[int], board_file: Optional[str], p
 @click.option("--deals", "explore_among", metavar="DEALS", default=None,
               help="With --explore: re-solve the deals of DEALS (a number, range or comma list, as "
                    "survey takes) that are unsolvable, instead of the tier's.")
+@click.option("--short", is_flag=True, help="The surveys verify runs spend more search on short "
+                                            "solutions (survey --short); claims are about verdicts, "
+                                            "which do not change.")
+@click.option("--optimal", is_flag=True, help="The surveys verify runs prove each deal's par (survey "
+                                              "--optimal); verdicts do not change.")
 @click.pass_context
 def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], datasets: tuple[Path, ...],
            workers: Optional[int], cache: Path, report: Optional[Path], list_claims: bool,
-           explore: Optional[str], explore_range: Optional[str], explore_among: Optional[str]) -> None:
+           explore: Optional[str], explore_range: Optional[str], explore_among: Optional[str], short: bool,
+           optimal: bool) -> None:
     """Check fcsurvey against the published FreeCell record.
 
     Each claim (e.g. "exactly eight deals below 1,000,000 are unsolvable")
@@ -616,6 +647,9 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
     started = time.monotonic()
     options = dict(cache=cache, workers=workers, progress=console_progress,
                    say=lambda line: click.echo(line, err=True))
+    length = length_of(short, optimal)
+    if length != DEFAULT_LENGTH and explore is not None:
+        raise click.UsageError(f"--{length} is for the surveys of claims: drop it with --explore")
     if explore is None and (explore_among is not None or explore_range is not None):
         given = "--deals" if explore_among is not None else "--range"
         raise click.UsageError(f"{given} picks the deals of --explore: give --explore too")
@@ -636,7 +670,7 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
         if report is not None:
             report.write_text(explore_markdown(explored, exploration.rules.cells), encoding="utf-8")
         ctx.exit(0 if all(e.proved for e in explored) else EXIT_INVALID)
-    outcomes = list(check_all(select(tier, claim_ids, datasets), **options))
+    outcomes = list(check_all(select(tier, claim_ids, datasets), length=length, **options))
     elapsed = time.monotonic() - started
     click.echo(table_text(outcomes, elapsed))
     if report is not None:

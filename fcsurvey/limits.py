@@ -23,6 +23,16 @@ DEFAULT_MAX_STATES = 10_000_000
 MAX_STATES = 0xFFFF_FFF0
 
 
+#: How hard a solve works on the length of its solution: ``default`` shortens the line the
+#: searches found (edits of its moves, in the C core); ``short`` also runs a beam search for
+#: a shorter one (tens of deals a second instead of thousands); ``optimal`` runs an A* search
+#: that proves the fewest moves (``par``), within ``max_states`` and ``timeout`` again.
+#: Verdicts never depend on it; the solutions do, so a dataset records it and keeps one
+#: mode's rows.
+DEFAULT_LENGTH, SHORT_LENGTH, OPTIMAL_LENGTH = "default", "short", "optimal"
+LENGTHS = (DEFAULT_LENGTH, SHORT_LENGTH, OPTIMAL_LENGTH)
+
+
 class SolverError(ValueError):
     """A board or limit the solver cannot take.
 
@@ -38,10 +48,12 @@ class LimitsError(SolverError):
 
 @dataclass(frozen=True)
 class Limits:
-    """When to give up: ``max_states`` stored positions or ``timeout`` seconds."""
+    """When to give up: ``max_states`` stored positions or ``timeout`` seconds; and how hard
+    to work on the solution's ``length`` (one of :data:`LENGTHS`)."""
 
     max_states: int = DEFAULT_MAX_STATES
     timeout: Optional[float] = None
+    length: str = DEFAULT_LENGTH
 
     def __post_init__(self) -> None:
         # bool is an int to Python, but True states is a typo, not a limit.
@@ -53,6 +65,13 @@ class Limits:
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                     or not timeout > 0):
             raise LimitsError(f"timeout must be positive seconds, got {timeout!r}")
+        if self.length not in LENGTHS:
+            raise LimitsError(f"length must be one of {', '.join(LENGTHS)}, got {self.length!r}")
 
     def to_dict(self) -> Dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The limits as a dataset records them: ``length`` only when it is not the default,
+        so that datasets made before it existed keep the identity they were written with."""
+        fields = dataclasses.asdict(self)
+        if self.length == DEFAULT_LENGTH:
+            del fields["length"]
+        return fields

@@ -67,6 +67,9 @@ DIFFICULTY_COLUMNS: Tuple[Tuple[str, str], ...] = (
     ("difficulty", "float64"),
     ("difficulty_ms", "float32"),
 )
+#: The extra column of an ``--optimal`` survey: the proven fewest moves (null where A* ran
+#: out of room or time, or the deal has no solution).
+PAR_COLUMNS: Tuple[Tuple[str, str], ...] = (("par", "uint16"),)
 #: Rank 1 for the hardest deal of a ``--difficulty`` dataset.  It depends on the whole
 #: dataset, so it is derived when the dataset is read, never stored.
 DIFFICULTY_RANK = "difficulty_rank"
@@ -76,16 +79,17 @@ RULE_COLUMNS = ("variant", "cells", "foundation_return")
 Row = Dict[str, Any]
 
 
-def columns(difficulty: bool = False) -> Tuple[Tuple[str, str], ...]:
-    """The stored columns (name, Arrow type) of a dataset, with or without ``--difficulty``."""
-    return COLUMNS + DIFFICULTY_COLUMNS if difficulty else COLUMNS
+def columns(difficulty: bool = False, par: bool = False) -> Tuple[Tuple[str, str], ...]:
+    """The stored columns (name, Arrow type) of a dataset, with or without ``--difficulty``
+    and the ``par`` of ``--optimal``."""
+    return COLUMNS + (DIFFICULTY_COLUMNS if difficulty else ()) + (PAR_COLUMNS if par else ())
 
 
-def arrow_schema(difficulty: bool = False) -> "pa.Schema":
+def arrow_schema(difficulty: bool = False, par: bool = False) -> "pa.Schema":
     """The stored columns as an Arrow schema (pyarrow is imported here, by the store only)."""
     import pyarrow as pa
 
-    return pa.schema([(name, getattr(pa, kind)()) for name, kind in columns(difficulty)])
+    return pa.schema([(name, getattr(pa, kind)()) for name, kind in columns(difficulty, par)])
 
 
 def result_row(deal: int, result: "Result", solutions: bool) -> Row:
@@ -96,7 +100,7 @@ def result_row(deal: int, result: "Result", solutions: bool) -> Row:
             "atomic_moves": result.atomic_moves if solved else None,
             "solution": result.solution if solved and solutions else None,
             "states": result.states, "elapsed_ms": result.elapsed_s * 1000.0,
-            "limit": result.limit, "error": None}
+            "limit": result.limit, "error": None, "par": result.par}
 
 
 def failed_row(deal: int, reason: str) -> Row:

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 from ._core import _fccore
 from .deals import Deal, deal as make_deal
 from .engine import Position
-from .limits import Limits, SolverError
+from .limits import DEFAULT_LENGTH, OPTIMAL_LENGTH, SHORT_LENGTH, Limits, SolverError
 from . import offer as offers
 from .notation import parse_board
 from .replay import validate
@@ -48,6 +48,9 @@ MAX_DEALT_COLUMN = 19
 SEARCH, PROOF = "search", "proof"
 PHASES = (SEARCH, PROOF)
 _PHASE_BITS = {SEARCH: _fccore.PHASE_SEARCH, PROOF: _fccore.PHASE_PROOF}
+#: The core's code for each of limits.LENGTHS.
+_LENGTH_CODES = {DEFAULT_LENGTH: _fccore.LENGTH_DEFAULT, SHORT_LENGTH: _fccore.LENGTH_SHORT,
+                 OPTIMAL_LENGTH: _fccore.LENGTH_OPTIMAL}
 #: The least time limit a resumed proof is given (the core reads 0 as none).
 _LEAST_TIMEOUT_S = 1e-9
 
@@ -89,6 +92,9 @@ class Result:
     resumed: bool = False  # the layered proof went on from a checkpoint
     #: By phase (COUNTED_PHASES): their states add up to ``states``; empty where no solve ran.
     phase_counts: Dict[str, PhaseCount] = dataclasses.field(default_factory=dict)
+    #: With ``Limits(length="optimal")``: the fewest moves (tokens) of any solution, proved
+    #: by A* (the solution is one of them); None when that search ran out of room or time.
+    par: Optional[int] = None
 
     def to_dict(self) -> Dict[str, Any]:
         return dataclasses.asdict(self)
@@ -197,13 +203,13 @@ def _core_solve(position: Position, rules: Rules, limits: Limits, phases: Sequen
                 on_threads: Optional[Callable[[int], None]]) -> Dict[str, Any]:
     """The C core's solve, resumed from its checkpoint each time its proof stops to go on
     with the threads offered; what it did, over every stretch."""
-    offered = (str(offer), offers.OFFER_EVERY_S) if offer is not None else ()
+    offered = (str(offer), offers.OFFER_EVERY_S) if offer is not None else (None, 0.0)
     elapsed, resumed = 0.0, None
     while True:
         timeout = max(limits.timeout - elapsed, _LEAST_TIMEOUT_S) if limits.timeout else 0.0
         raw = _fccore.solve(core_rules(rules), position.columns, position.cells, position.foundations,
                             limits.max_states, timeout, sum(_PHASE_BITS[p] for p in set(phases)),
-                            *saving, threads, *offered)
+                            *saving, threads, *offered, _LENGTH_CODES[limits.length])
         elapsed += raw["elapsed_s"]
         resumed = raw["resumed"] if resumed is None else resumed
         if raw["limit"] != THREADS_LIMIT:

@@ -47,7 +47,7 @@ from . import __version__
 from .deals import GENERATOR_NAME
 from .dealset import DealSet
 from .rules import Rules, RulesError
-from .limits import Limits
+from .limits import OPTIMAL_LENGTH, Limits
 from .schema import DIFFICULTY_RANK, SOLVED, arrow_schema, column_values
 
 MANIFEST = "_fcsurvey.json"
@@ -121,12 +121,14 @@ class StoreError(ValueError):
 
 def identity(rules: Rules, limits: Limits, difficulty: bool = False, solutions: bool = True) -> Dict[str, Any]:
     """What must match for two runs' results to share one dataset."""
-    return {"rules": rules.to_dict(), "limits": dataclasses.asdict(limits), "generator": GENERATOR_NAME,
+    return {"rules": rules.to_dict(), "limits": limits.to_dict(), "generator": GENERATOR_NAME,
             "difficulty": difficulty, "solutions": solutions}
 
 
 def schema_for(manifest: Mapping[str, Any]) -> pa.Schema:
     """The columns of a dataset's files: a ``--difficulty`` survey has more."""
+    if manifest["limits"].get("length") == OPTIMAL_LENGTH:
+        return arrow_schema(bool(manifest.get("difficulty")), par=True)
     return DIFFICULTY_SCHEMA if manifest.get("difficulty") else SCHEMA
 
 

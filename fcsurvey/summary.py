@@ -165,7 +165,8 @@ def summary_text(summary: Mapping[str, Any]) -> str:
         f"Dataset     {d['path']} (fcsurvey {d['fcsurvey_version']}, deals by {d['generator']})",
         f"Rules       {Rules.from_dict(d['rules']).describe()}",
         f"Limits      {limits['max_states']:,} states per deal, "
-        + ("no timeout" if limits["timeout"] is None else f"{limits['timeout']:g} s per deal"),
+        + ("no timeout" if limits["timeout"] is None else f"{limits['timeout']:g} s per deal")
+        + (f"; {limits['length']} solutions" if "length" in limits else ""),
         f"Deals       {deals['present']:,} of {deals['requested']:,} requested (within {span}); "
         + ("no gaps" if not deals["missing"] else f"{deals['missing']:,} missing: {gaps}"),
         f"Status      {counts_text(d['status'])}",

@@ -34,7 +34,7 @@ from .dealset import DealSet
 from .executors import Executor, LocalPool, TaskFailed
 from .rules import PRESETS, Rules
 from .schema import ERROR, STATUSES, Row, failed_row
-from .limits import DEFAULT_MAX_STATES, Limits
+from .limits import DEFAULT_LENGTH, DEFAULT_MAX_STATES, Limits
 from .plan import Plan, Profile, plan, remaining_s, sample
 from .solver import CHECKPOINT_EVERY_S, core_build
 from .store import BLOCK_DEALS, PROOFS, ChunkEntry, Dataset
@@ -94,6 +94,8 @@ def default_out(deals: DealSet, rules: Rules, limits: Limits, difficulty: bool =
         parts.append(f"states-{limits.max_states}")
     if limits.timeout is not None:
         parts.append(f"timeout-{limits.timeout:g}s")
+    if limits.length != DEFAULT_LENGTH:
+        parts.append(limits.length)
     if difficulty:
         parts.append("difficulty")
     if len(deals.ranges) <= 3:

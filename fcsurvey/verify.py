@@ -27,7 +27,7 @@ from .dealset import DealSet
 from .deals import GENERATOR_NAME
 from .known import (FREECELL, QUICK, TIERS, Claim, ClaimError, Count, ExactDeals, MinCellsCounts,
                     WinRate, percent)
-from .limits import Limits
+from .limits import DEFAULT_LENGTH, Limits
 from .rules import Rules
 from .schema import SOLVED, UNSOLVABLE, no_proof_reason
 from .summary import builds, made_by_text
@@ -194,14 +194,15 @@ def find_dataset(claim: Claim, roots: Sequence[Path]) -> Optional[Tuple[Path, pa
     return None
 
 
-def claim_survey(claim: Claim, cache: Path, workers: Optional[int]) -> Survey:
+def claim_survey(claim: Claim, cache: Path, workers: Optional[int], length: str = DEFAULT_LENGTH) -> Survey:
     """The survey that settles ``claim``, in its own directory of ``cache`` (named as
     ``fcsurvey survey`` would name it), so an interrupted verify resumes it.
 
     A small claim is cut into smaller chunks than a survey's, so that a chunk holding one
-    hard deal does not finish alone while the other workers sit idle.
+    hard deal does not finish alone while the other workers sit idle.  ``length`` is the
+    surveys' (limits.LENGTHS): claims are about verdicts, which it does not change.
     """
-    limits = Limits(max_states=claim.max_states)
+    limits = Limits(max_states=claim.max_states, length=length)
     difficulty = needs_difficulty(claim)
     out = Path(cache) / default_out(claim.deals, claim.rules, limits, difficulty).name
     per_chunk = len(claim.deals) // (CHUNKS_PER_WORKER * (workers or default_workers()))
@@ -354,16 +355,18 @@ def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[fl
 
 
 def check(task: Task, *, cache: Path = CACHE_DIR, workers: Optional[int] = None,
-          progress: Optional[ProgressFactory] = None, say: Say = lambda _: None) -> Outcome:
-    """Check one claim: on its given dataset, a reusable one, or a survey of its own; the
-    outcome says whether another build than this one made that dataset."""
-    outcome = _check(task, cache, workers, progress, say)
+          progress: Optional[ProgressFactory] = None, say: Say = lambda _: None,
+          length: str = DEFAULT_LENGTH) -> Outcome:
+    """Check one claim: on its given dataset, a reusable one, or a survey of its own (whose
+    solutions are made with ``length``); the outcome says whether another build than this
+    one made that dataset."""
+    outcome = _check(task, cache, workers, progress, say, length)
     made = builds(outcome.dataset)
     return dataclasses.replace(outcome, other_build=made_by_text(made)) if made["other_build"] else outcome
 
 
 def _check(task: Task, cache: Path, workers: Optional[int], progress: Optional[ProgressFactory],
-           say: Say) -> Outcome:
+           say: Say, length: str) -> Outcome:
     claim = task.claim
     if task.dataset is not None:
         return compare(claim, read_rows(task.dataset, claim.deals), task.dataset)
@@ -372,7 +375,7 @@ def _check(task: Task, cache: Path, workers: Optional[int], progress: Optional[P
     if found is not None:
         say(f"{claim.id}: reusing {found[0]}")
         return compare(claim, found[1], found[0])
-    job = claim_survey(claim, cache, workers)
+    job = claim_survey(claim, cache, workers, length)
     say(f"{claim.id}: surveying {job.todo:,} deals ({job.skipped:,} already done) into {job.out}")
     started = time.monotonic()
     job.run(progress(job.todo) if progress is not None and job.todo else None)

@@ -9,9 +9,12 @@ It prints, from one run on this machine: fcsurvey's deals/s over the range
 with 4 free cells (solve, verdict and solution text replayed by the Python
 engine, one process; and the search alone, without the replay), the same
 range through ``freecell-solver-range-parallel-solve FIRST LAST 1 -l lg`` when
-fc-solve is installed (Debian package freecell-solver-bin) and the ratio;
-mean and max solution length over deals 1-1000; time and positions to prove
-deal 11982 unsolvable; and the peak resident memory of this process.
+fc-solve is installed (Debian package freecell-solver-bin) and the ratio; side
+by side over deals 1-1000 (``--length-deals``), mean and max solution length
+and deals/s of the default mode, of ``--short``, and of fc-solve's ``-l lg``
+solutions (its moves counted as ours are: one a line, every foundation move
+written); time and positions to prove deal 11982 unsolvable; and the peak
+resident memory of this process.
 """
 
 from __future__ import annotations
@@ -22,16 +25,25 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from typing import List, Optional, Tuple
 
+from fcsurvey.deals import deal
+from fcsurvey.engine import Position
+from fcsurvey.limits import DEFAULT_LENGTH, SHORT_LENGTH, Limits
+from fcsurvey.notation import format_board
 from fcsurvey.rules import PRESETS
 from fcsurvey.schema import SOLVED, UNSOLVABLE
 from fcsurvey.solver import solve
 
 FC_SOLVE_RANGE = "freecell-solver-range-parallel-solve"
+FC_SOLVE = "fc-solve"
 TARGET_RATIO = 1.0
-TARGET_MEAN_MOVES = 100
-LENGTH_SAMPLE = range(1, 1001)
+#: Issue 28's targets: mean tokens over deals 1-1000 by mode, and --short's least speed.
+TARGET_MEAN_MOVES = {DEFAULT_LENGTH: 85, SHORT_LENGTH: 78}
+TARGET_SHORT_RATE = 20.0
+LENGTH_DEALS = 1000
 
 
 def fcsurvey_rate(first: int, last: int, replay: bool = True) -> tuple[float, dict]:
@@ -55,13 +67,51 @@ def fc_solve_rate(first: int, last: int) -> float | None:
     return (last - first + 1) / (time.perf_counter() - start)
 
 
+def lengths(mode: str, last: int) -> Tuple[List[int], float]:
+    """Solution lengths (tokens) of deals 1..last solved in ``mode``, and deals/s, replayed."""
+    start = time.perf_counter()
+    found = [r.moves for r in (solve(n, limits=Limits(length=mode)) for n in range(1, last + 1))
+             if r.status == SOLVED]
+    return found, last / (time.perf_counter() - start)
+
+
+def fc_solve_lengths(last: int) -> Optional[Tuple[List[int], float]]:
+    """fc-solve ``-l lg`` solution lengths of deals 1..last (its printed moves, one a token as
+    ours: a sequence move is one line, every foundation move is printed) and deals/s, or None."""
+    if shutil.which(FC_SOLVE) is None:
+        return None
+    rules, found, spent = PRESETS["freecell"], [], 0.0
+    with tempfile.NamedTemporaryFile("w", suffix=".board") as board:
+        for number in range(1, last + 1):
+            board.seek(0)
+            board.truncate()
+            board.write(format_board(Position.from_deal(deal(number, rules)), rules) + "\n")
+            board.flush()
+            start = time.perf_counter()
+            out = subprocess.run([FC_SOLVE, "-l", "lg", "-m", board.name], check=False,
+                                 capture_output=True, text=True).stdout
+            spent += time.perf_counter() - start
+            if "This game is solveable" in out:
+                found.append(sum(1 for line in out.splitlines() if line.startswith("Move")))
+    return found, last / spent
+
+
+def length_line(name: str, found: List[int], rate: float, target: Optional[int] = None) -> str:
+    line = f"  {name:<22} mean {statistics.mean(found):6.1f}  max {max(found):4d}  {rate:8,.1f} deals/s"
+    if target is not None:
+        line += f"  (target mean <= {target}: {'PASS' if statistics.mean(found) <= target else 'FAIL'})"
+    return line
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--first", type=int, default=1)
     parser.add_argument("--last", type=int, default=32000)
+    parser.add_argument("--length-deals", type=int, default=LENGTH_DEALS,
+                        help="deals 1..N for the solution lengths side by side")
     args = parser.parse_args()
-    if not 1 <= args.first <= args.last:
-        parser.error("need 1 <= --first <= --last")
+    if not 1 <= args.first <= args.last or args.length_deals < 1:
+        parser.error("need 1 <= --first <= --last and --length-deals >= 1")
 
     ours, counts = fcsurvey_rate(args.first, args.last)
     print(f"fcsurvey: deals {args.first}-{args.last}, 4 cells, one process, every solution replayed "
@@ -77,10 +127,19 @@ def main() -> int:
         print(f"ratio fcsurvey / fc-solve: {ratio:.2f} (target >= {TARGET_RATIO}: "
               f"{'PASS' if ratio >= TARGET_RATIO else 'FAIL'}); search alone: {search_only / theirs:.2f}")
 
-    lengths = [r.moves for r in (solve(n) for n in LENGTH_SAMPLE) if r.status == SOLVED]
-    mean = statistics.mean(lengths)
-    print(f"solution length over deals 1-1000: mean {mean:.1f}, max {max(lengths)} moves "
-          f"(target mean <= {TARGET_MEAN_MOVES}: {'PASS' if mean <= TARGET_MEAN_MOVES else 'FAIL'})")
+    print(f"solution length (tokens: a sequence move is one, every foundation move is written) over "
+          f"deals 1-{args.length_deals}, one process, every solution replayed:")
+    for mode in (DEFAULT_LENGTH, SHORT_LENGTH):
+        found, rate = lengths(mode, args.length_deals)
+        print(length_line(f"fcsurvey {mode}", found, rate, TARGET_MEAN_MOVES[mode]))
+        if mode == SHORT_LENGTH:
+            print(f"  --short speed: {rate:.1f} deals/s (target >= {TARGET_SHORT_RATE:g}: "
+                  f"{'PASS' if rate >= TARGET_SHORT_RATE else 'FAIL'})")
+    theirs_lengths = fc_solve_lengths(args.length_deals)
+    if theirs_lengths is None:
+        print(f"  fc-solve: {FC_SOLVE} not installed; no lengths")
+    else:
+        print(length_line("fc-solve -l lg", *theirs_lengths))
 
     proof = solve(11982)
     print(f"deal 11982: {proof.status} in {proof.elapsed_s:.3f} s, {proof.states:,} positions stored "

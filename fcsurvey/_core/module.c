@@ -137,11 +137,11 @@ static PyObject *phase_counts(const fcs_result *res)
 
 static PyObject *py_solve(PyObject *self, PyObject *args)
 {
-    PyObject *rules_obj, *columns, *cells, *found, *solution, *phase_dict;
+    PyObject *rules_obj, *columns, *cells, *found, *solution, *phase_dict, *par;
     unsigned long long max_states;
     double timeout, every = 0, offer_every = 0, t0, elapsed;
     unsigned int phases;
-    int threads = 1;
+    int threads = 1, length = FCS_LENGTH_DEFAULT;
     const char *checkpoint = NULL, *tag = NULL, *offer = NULL;
     Py_ssize_t tag_len = 0;
     fcs_rules r;
@@ -149,8 +149,8 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     fcs_limits lim;
     fcs_result res;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOKdI|zy#dizd", &rules_obj, &columns, &cells, &found, &max_states, &timeout,
-                          &phases, &checkpoint, &tag, &tag_len, &every, &threads, &offer, &offer_every))
+    if (!PyArg_ParseTuple(args, "OOOOKdI|zy#dizdi", &rules_obj, &columns, &cells, &found, &max_states, &timeout,
+                          &phases, &checkpoint, &tag, &tag_len, &every, &threads, &offer, &offer_every, &length))
         return NULL;
     if (!parse_rules(rules_obj, &r) ||
         !parse_position(&r, columns, cells, found, MAX_DEALT_LEN, &start))
@@ -162,6 +162,11 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     }
     if (threads < 1 || threads > FCS_MAX_THREADS) {
         PyErr_Format(PyExc_ValueError, "threads must be 1 to %d, got %d", FCS_MAX_THREADS, threads);
+        return NULL;
+    }
+    if (length < FCS_LENGTH_DEFAULT || length > FCS_LENGTH_OPTIMAL) {
+        PyErr_Format(PyExc_ValueError, "length must be LENGTH_DEFAULT, LENGTH_SHORT or LENGTH_OPTIMAL, got %d",
+                     length);
         return NULL;
     }
     if (checkpoint && (!tag || tag_len != FCS_CHECKPOINT_TAG)) {
@@ -181,6 +186,11 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     t0 = fcs_now_s();
     Py_BEGIN_ALLOW_THREADS
     fcs_solve(&r, &start, &lim, &res);
+    res.par = -1;
+    if (length == FCS_LENGTH_SHORT)
+        fcs_short(&r, &start, &res);
+    if (length == FCS_LENGTH_OPTIMAL && res.status == FCS_SOLVED)
+        fcs_optimal(&r, &start, max_states, timeout, &res);
     Py_END_ALLOW_THREADS
     elapsed = fcs_now_s() - t0;
     if (res.solution) {
@@ -196,11 +206,22 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
         Py_DECREF(solution);
         return NULL;
     }
-    return Py_BuildValue("{s:s,s:z,s:K,s:K,s:i,s:i,s:N,s:d,s:O,s:N}", "status", STATUS_NAMES[res.status],
+    if (res.par >= 0) {
+        par = PyLong_FromLong(res.par);
+        if (!par) {
+            Py_DECREF(solution);
+            Py_DECREF(phase_dict);
+            return NULL;
+        }
+    } else {
+        par = Py_None;
+        Py_INCREF(par);
+    }
+    return Py_BuildValue("{s:s,s:z,s:K,s:K,s:i,s:i,s:N,s:d,s:O,s:N,s:N}", "status", STATUS_NAMES[res.status],
                          "limit", LIMIT_NAMES[res.limit], "states", (unsigned long long)res.states,
                          "expanded", (unsigned long long)res.expanded, "moves", res.moves,
                          "atomic_moves", res.atomic_moves, "solution", solution, "elapsed_s", elapsed,
-                         "resumed", res.resumed ? Py_True : Py_False, "phase_counts", phase_dict);
+                         "resumed", res.resumed ? Py_True : Py_False, "phase_counts", phase_dict, "par", par);
 }
 
 static PyObject *py_legal_moves(PyObject *self, PyObject *args)
@@ -303,7 +324,7 @@ static PyMethodDef methods[] = {
      "deal_range_checksum(start, count) -> int: deal a range, return a checksum."},
     {"solve", py_solve, METH_VARARGS,
      "solve(rules, columns, cells, foundations, max_states, timeout, phases[, checkpoint, tag, every, threads, offer, "
-     "offer_every]) -> dict; phases: PHASE_SEARCH | PHASE_PROOF; threads: the layered proof's (checkpoint may be "
+     "offer_every, length]) -> dict; length: LENGTH_DEFAULT, LENGTH_SHORT (a beam search for a shorter line) or LENGTH_OPTIMAL (A*: par); phases: PHASE_SEARCH | PHASE_PROOF; threads: the layered proof's (checkpoint may be "
      "None); offer: the file of the threads it is offered (with a checkpoint only), read every offer_every seconds."},
     {"legal_moves", py_legal_moves, METH_VARARGS,
      "legal_moves(rules, columns, cells, foundations, single_only[, skip_built]) -> "
@@ -324,7 +345,10 @@ PyMODINIT_FUNC PyInit__fccore(void)
     PyObject *m = PyModule_Create(&moduledef);
     if (m && (PyModule_AddIntConstant(m, "PHASE_SEARCH", FCS_PHASE_SEARCH) < 0 ||
               PyModule_AddIntConstant(m, "PHASE_PROOF", FCS_PHASE_PROOF) < 0 ||
-              PyModule_AddIntConstant(m, "MAX_THREADS", FCS_MAX_THREADS) < 0)) {
+              PyModule_AddIntConstant(m, "MAX_THREADS", FCS_MAX_THREADS) < 0 ||
+              PyModule_AddIntConstant(m, "LENGTH_DEFAULT", FCS_LENGTH_DEFAULT) < 0 ||
+              PyModule_AddIntConstant(m, "LENGTH_SHORT", FCS_LENGTH_SHORT) < 0 ||
+              PyModule_AddIntConstant(m, "LENGTH_OPTIMAL", FCS_LENGTH_OPTIMAL) < 0)) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,7 +1,9 @@
-/* The two weight sets (tuning.h). */
+/* The three weight sets (tuning.h). */
 #include "score.h"
 
-#define GREEDY_VALUE(name, greedy, complete) greedy,
-#define COMPLETE_VALUE(name, greedy, complete) complete,
+#define GREEDY_VALUE(name, greedy, complete, beam) greedy,
+#define COMPLETE_VALUE(name, greedy, complete, beam) complete,
+#define BEAM_VALUE(name, greedy, complete, beam) beam,
 const weights GREEDY_WEIGHTS = {WEIGHTS(GREEDY_VALUE)};
 const weights COMPLETE_WEIGHTS = {WEIGHTS(COMPLETE_VALUE)};
+const weights BEAM_WEIGHTS = {WEIGHTS(BEAM_VALUE)};

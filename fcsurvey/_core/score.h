@@ -12,13 +12,14 @@
 
 /* The weights of the terms: see WEIGHTS in tuning.h. */
 typedef struct {
-#define WEIGHT_FIELD(name, greedy, complete) int name;
+#define WEIGHT_FIELD(name, greedy, complete, beam) int name;
     WEIGHTS(WEIGHT_FIELD)
 #undef WEIGHT_FIELD
 } weights;
 
 extern const weights GREEDY_WEIGHTS;   /* the greedy tries' */
 extern const weights COMPLETE_WEIGHTS; /* the complete search's */
+extern const weights BEAM_WEIGHTS;     /* --short's beam search's */
 
 /* One column of an expanded position, read once so that a move that sends
    nothing home can be scored in a few steps: taking cards off the top

@@ -71,6 +71,7 @@ typedef struct {
     int atomic_moves; /* single-card moves they expand to */
     char *solution;   /* malloc'd, space-separated tokens; NULL unless solved */
     int resumed;      /* the layered proof went on from a checkpoint */
+    int par;          /* --optimal: the fewest tokens any solution writes (its solution), -1 if not proved */
     fcs_phase_count phase[FCS_PHASE_COUNT]; /* by phase: their states add up to `states` */
 } fcs_result;
 
@@ -78,6 +79,20 @@ typedef struct {
    the solution, by the solver).  Keeps no global state; safe to run from
    several threads at once. */
 void fcs_solve(const fcs_rules *r, const fcs_pos *start, const fcs_limits *lim, fcs_result *res);
+/* How hard a solve works on its solution's length: the searches' line with
+   the shortening pass (shorten.h), --short's beam search as well, or
+   --optimal's A* search for a proven shortest line. */
+enum { FCS_LENGTH_DEFAULT = 0, FCS_LENGTH_SHORT = 1, FCS_LENGTH_OPTIMAL = 2 };
+/* --short: after fcs_solve solved from `start`, look for a shorter line with
+   a beam search (shorten.h) bounded by the one found; res takes it (its
+   solution, moves and atomic_moves) when it writes fewer tokens. */
+void fcs_short(const fcs_rules *r, const fcs_pos *start, fcs_result *res);
+/* --optimal: after fcs_solve solved from `start`, A* (optimal.c) for the
+   fewest tokens, storing at most max_states positions for at most
+   timeout_s seconds (0: none).  When it finishes, res->par is that number
+   and res takes the line (solution, moves, atomic_moves); else res->par is
+   -1 and res keeps the solve's line. */
+void fcs_optimal(const fcs_rules *r, const fcs_pos *start, uint64_t max_states, double timeout_s, fcs_result *res);
 /* Send safe cards home.  When `out` is given, append their tokens there
    (space-separated, `*len` updated) and count them in `*tokens`. */
 void fcs_autoplay(const fcs_rules *r, fcs_pos *p, char *out, int *len, int *tokens);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 
 #include "search.h"
+#include "shorten.h"
+#include "tuning.h"
 
 #define SOLUTION_TOKEN_MAX 8
 
@@ -152,10 +154,10 @@ static int atomic_count(int n, int cells, int empties)
 
 /* Replay the path of packed moves from the start on the real (physical)
    layout, writing every move and every autoplayed card as a token. */
-static int emit_solution(const fcs_codec *kc, int mode, const fcs_packed_move *path, int steps, fcs_result *res)
+int solution_emit(const fcs_rules *r, const fcs_pos *start, int mode, const fcs_packed_move *path, int steps,
+                  fcs_result *res)
 {
-    const fcs_rules *r = kc->r;
-    fcs_pos p = kc->start;
+    fcs_pos p = *start;
     size_t cap = (size_t)(steps + FCS_CARDS * 2 + 8) * SOLUTION_TOKEN_MAX;
     char *out = malloc(cap), tok[SOLUTION_TOKEN_MAX];
     int len = 0, tokens = 0, atomic = 0, i;
@@ -200,7 +202,9 @@ void solution_from_store(const fcs_codec *kc, int mode, const fcs_store *st, uin
 {
     int steps = 0;
     fcs_packed_move *path = store_path(st, last, final_move, &steps);
-    if (path && emit_solution(kc, mode, path, steps, res)) {
+    if (path)
+        steps = shorten_line(kc->r, mode, &kc->start, path, steps, SHORTCUT_DEPTH);
+    if (path && solution_emit(kc->r, &kc->start, mode, path, steps, res)) {
         res->status = FCS_SOLVED;
     } else {
         res->status = FCS_UNKNOWN;

@@ -31,6 +31,13 @@ int make_child(const fcs_codec *kc, int mode, const fcs_pos *p, const column_cod
 void solution_from_store(const fcs_codec *kc, int mode, const fcs_store *st, uint32_t last,
                          const fcs_packed_move *final_move, fcs_result *res);
 
+/* Write the line of `steps` packed moves from `start` (autoplay by `mode`
+   first and after every move) into res: its tokens, their count and their
+   single-card count; 0 when a move does not unpack, the line does not win,
+   or memory runs out. */
+int solution_emit(const fcs_rules *r, const fcs_pos *start, int mode, const fcs_packed_move *path, int steps,
+                  fcs_result *res);
+
 /* Whether `m`, made from a position autoplay has already run on, can let a
    card go home under either rule.  Nothing sent home can become safe unless
    the foundations change, so only a move to or from a foundation or the
