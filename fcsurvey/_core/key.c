@@ -199,21 +199,29 @@ int key_encode(const fcs_codec *kc, const fcs_pos *p, uint64_t *key, key_layout 
 }
 
 /* Lay the chain of built cards `choices` (chain_value()'s layout) on
-   col[from - 1], up to col[to - 1]. */
-static inline void lay_chain(const fcs_codec *kc, uint8_t *col, int from, int to, unsigned choices)
+   col[from - 1], up to col[to - 1]; the cards it laid, one bit each (bit c:
+   card c). */
+static inline uint64_t lay_chain(const fcs_codec *kc, uint8_t *col, int from, int to, unsigned choices)
 {
     unsigned mask = (1u << kc->chain_bits) - 1;
+    uint64_t laid = 0;
     int j;
-    for (j = from; j < to; j++, choices >>= kc->chain_bits)
+    for (j = from; j < to; j++, choices >>= kc->chain_bits) {
         col[j] = chain_card(kc, col[j - 1], choices & mask);
+        laid |= (uint64_t)1 << col[j];
+    }
+    return laid;
 }
+
+/* The cards of one suit, one bit each (bit c: card c): ranks 1 to 13 of
+   suit 0, every fourth card from card 1. */
+#define SUIT_CARDS (0x1111111111111ull << 1)
 
 void key_decode(const fcs_codec *kc, const uint64_t *stored, fcs_pos *p, column_code *codes)
 {
     const fcs_rules *r = kc->r;
-    uint64_t key[KEY_WORDS_MAX + 1] = {0};
-    int out[FCS_NUM_SUITS] = {0};
-    int i, j, o, slot = 0, n, head = kc->k_bits + 4;
+    uint64_t key[KEY_WORDS_MAX + 1] = {0}, out = 0; /* the cards not home, one bit each */
+    int i, o, slot = 0, n, head = kc->k_bits + 4;
     bits b;
 
     memcpy(key, stored, sizeof(uint64_t) * (size_t)kc->key_words);
@@ -227,9 +235,10 @@ void key_decode(const fcs_codec *kc, const uint64_t *stored, fcs_pos *p, column_
         if (!k)
             continue;
         memcpy(p->col[slot], kc->start.col[o], (size_t)k);
+        out |= kc->dealt_cards[o][k];
         built = (int)get_bits(&b, 4);
         choices = get_bits(&b, built * kc->chain_bits);
-        lay_chain(kc, p->col[slot], k, k + built, choices);
+        out |= lay_chain(kc, p->col[slot], k, k + built, choices);
         p->len[slot++] = (uint8_t)(k + built);
         cc->origin = (int8_t)o;
         cc->bottom = kc->start.col[o][0];
@@ -243,7 +252,7 @@ void key_decode(const fcs_codec *kc, const uint64_t *stored, fcs_pos *p, column_
         unsigned choices = get_bits(&b, built * kc->chain_bits);
         column_code *cc = &codes[slot];
         p->col[slot][0] = (uint8_t)bottom;
-        lay_chain(kc, p->col[slot], 1, 1 + built, choices);
+        out |= (uint64_t)1 << bottom | lay_chain(kc, p->col[slot], 1, 1 + built, choices);
         p->len[slot++] = (uint8_t)(1 + built);
         cc->origin = -1;
         cc->bottom = (uint8_t)bottom;
@@ -254,16 +263,13 @@ void key_decode(const fcs_codec *kc, const uint64_t *stored, fcs_pos *p, column_
     for (; slot < r->columns; slot++)
         codes[slot] = EMPTY_CODE;
     n = (int)get_bits(&b, 4);
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
         p->cell[i] = (uint8_t)get_bits(&b, 6);
-    /* The foundations hold what is not out; counted without a branch per card. */
-    for (i = 0; i < r->columns; i++)
-        for (j = 0; j < p->len[i]; j++)
-            out[CARD_SUIT(p->col[i][j])]++;
-    for (i = 0; i < n; i++)
-        out[CARD_SUIT(p->cell[i])]++;
+        out |= (uint64_t)1 << p->cell[i];
+    }
+    /* The foundations hold what is not out. */
     for (i = 0; i < FCS_NUM_SUITS; i++)
-        p->found[i] = (uint8_t)(FCS_RANKS - out[i]);
+        p->found[i] = (uint8_t)(FCS_RANKS - __builtin_popcountll(out & (SUIT_CARDS << i)));
 }
 
 static int bits_for(int max_value)
@@ -301,6 +307,8 @@ void key_codec_init(fcs_codec *kc, const fcs_rules *r, const fcs_pos *start)
     for (i = 0; i < r->columns; i++) {
         if (start->len[i])
             kc->origin_of[start->col[i][0]] = (int8_t)i;
+        for (k = 1; k <= start->len[i]; k++)
+            kc->dealt_cards[i][k] = kc->dealt_cards[i][k - 1] | (uint64_t)1 << start->col[i][k - 1];
         for (k = 2; k <= start->len[i]; k++)
             kc->disorder[i][k] = (uint8_t)(kc->disorder[i][k - 1] +
                                            !fcs_can_build(r, start->col[i][k - 2], start->col[i][k - 1]));

@@ -33,6 +33,8 @@ typedef struct {
        first k cards of start column o: the only such pairs a position can
        hold (see proof_layer_of). */
     uint8_t disorder[FCS_MAX_COLS][FCS_MAX_COL_LEN + 1];
+    /* The first k cards of start column o, one bit each (bit c: card c). */
+    uint64_t dealt_cards[FCS_MAX_COLS][FCS_MAX_COL_LEN + 1];
     int k_bits;     /* bits for a dealt-prefix length */
     int chain_bits; /* bits per built card: which suit */
     int key_words;  /* 64-bit words per key */
