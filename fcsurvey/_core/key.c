@@ -10,9 +10,7 @@ typedef struct {
 
 static inline void put_bits(bits *b, uint64_t v, int n)
 {
-    int word = b->pos >> 6, off = b->pos & 63;
-    if (!n)
-        return;
+    int word = b->pos >> 6, off = b->pos & 63; /* n may be 0: nothing is put */
     b->w[word] |= v << off;
     if (off + n > 64)
         b->w[word + 1] |= v >> (64 - off);
@@ -21,11 +19,8 @@ static inline void put_bits(bits *b, uint64_t v, int n)
 
 static inline unsigned get_bits(bits *b, int n)
 {
-    int word = b->pos >> 6, off = b->pos & 63;
-    uint64_t v;
-    if (!n)
-        return 0;
-    v = b->w[word] >> off;
+    int word = b->pos >> 6, off = b->pos & 63; /* n may be 0: the mask keeps nothing */
+    uint64_t v = b->w[word] >> off;
     if (off + n > 64)
         v |= b->w[word + 1] << (64 - off);
     b->pos += n;
@@ -207,15 +202,15 @@ static inline uint64_t lay_chain(const fcs_codec *kc, uint8_t *col, int from, in
     uint64_t laid = 0;
     int j;
     for (j = from; j < to; j++, choices >>= kc->chain_bits) {
-        col[j] = chain_card(kc, col[j - 1], choices & mask);
+        col[j] = kc->built_on[col[j - 1]][choices & mask];
         laid |= (uint64_t)1 << col[j];
     }
     return laid;
 }
 
-/* The cards of one suit, one bit each (bit c: card c): ranks 1 to 13 of
-   suit 0, every fourth card from card 1. */
-#define SUIT_CARDS (0x1111111111111ull << 1)
+/* The cards of suit 0, one bit each, from bit 0 for card 1: ranks 1 to 13,
+   one a nibble. */
+#define SUIT_CARDS 0x1111111111111ull
 
 void key_decode(const fcs_codec *kc, const uint64_t *stored, fcs_pos *p, column_code *codes)
 {
@@ -267,9 +262,12 @@ void key_decode(const fcs_codec *kc, const uint64_t *stored, fcs_pos *p, column_
         p->cell[i] = (uint8_t)get_bits(&b, 6);
         out |= (uint64_t)1 << p->cell[i];
     }
-    /* The foundations hold what is not out. */
+    /* The foundations hold what is not out: a suit's 13 bits, one a nibble,
+       multiplied by a 1 in each nibble, sum up in the thirteenth (no nibble's
+       sum passes 13, so none carries). */
+    out >>= 1;
     for (i = 0; i < FCS_NUM_SUITS; i++)
-        p->found[i] = (uint8_t)(FCS_RANKS - __builtin_popcountll(out & (SUIT_CARDS << i)));
+        p->found[i] = (uint8_t)(FCS_RANKS - (int)((((out >> i) & SUIT_CARDS) * SUIT_CARDS >> 48) & 0xF));
 }
 
 static int bits_for(int max_value)
@@ -303,6 +301,9 @@ void key_codec_init(fcs_codec *kc, const fcs_rules *r, const fcs_pos *start)
     kc->r = r;
     kc->start = *start;
     kc->key_words = key_words_for(r, start, &kc->k_bits, &kc->chain_bits);
+    for (i = 1; i <= FCS_CARDS; i++)
+        for (k = 0; k < 4; k++)
+            kc->built_on[i][k] = CARD_RANK(i) > 1 ? chain_card(kc, i, (unsigned)k) : 0;
     memset(kc->origin_of, -1, sizeof(kc->origin_of));
     for (i = 0; i < r->columns; i++) {
         if (start->len[i])

@@ -33,6 +33,9 @@ typedef struct {
        first k cards of start column o: the only such pairs a position can
        hold (see proof_layer_of). */
     uint8_t disorder[FCS_MAX_COLS][FCS_MAX_COL_LEN + 1];
+    /* The card built on card c whose suit choice is i (key.c: chain_card),
+       for every choice a key can hold (two bits at most). */
+    uint8_t built_on[FCS_CARDS + 1][4];
     /* The first k cards of start column o, one bit each (bit c: card c). */
     uint64_t dealt_cards[FCS_MAX_COLS][FCS_MAX_COL_LEN + 1];
     int k_bits;     /* bits for a dealt-prefix length */
