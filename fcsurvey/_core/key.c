@@ -119,69 +119,73 @@ int key_encode_coded(const fcs_codec *kc, const fcs_pos *p, const column_code *c
                         dealt_pairs *pairs)
 {
     const fcs_rules *r = kc->r;
-    int anchored_col[FCS_MAX_COLS], others[FCS_MAX_COLS];
-    uint8_t cells[FCS_MAX_CELLS];
-    int n_others = 0, n_cells = 0, i, j, o;
+    /* Anchored columns go by their origin, the others by their bottom card,
+       the cells by their card: each set is a mask (bit: origin or card),
+       read in order, so nothing is sorted. */
+    uint8_t anchored_col[FCS_MAX_COLS], other_col[FCS_CARDS + 1];
+    uint64_t others = 0, cells = 0, m;
+    unsigned anchored = 0;
+    int n_others = 0, n_cells = 0, i, o, last = -1, held_count = 0;
+    uint64_t which = 0;
     bits b;
 
     for (i = 0; i < KEY_WORDS_MAX; i++)
         key[i] = 0;
     b.w = key;
     b.pos = 0;
-    for (o = 0; o < r->columns; o++)
-        anchored_col[o] = -1;
     for (i = 0; i < r->columns; i++) {
         if (!codes[i].n)
             continue;
         if (codes[i].origin >= 0) {
-            anchored_col[codes[i].origin] = i;
+            anchored |= 1u << codes[i].origin;
+            anchored_col[codes[i].origin] = (uint8_t)i;
         } else {
-            int c = codes[i].bottom;
-            for (j = n_others; j > 0 && codes[others[j - 1]].bottom > c; j--)
-                others[j] = others[j - 1];
-            others[j] = i;
+            others |= (uint64_t)1 << codes[i].bottom;
+            other_col[codes[i].bottom] = (uint8_t)i;
             n_others++;
         }
     }
-    for (o = 0; o < r->columns; o++) {
-        if (anchored_col[o] < 0)
-            put_bits(&b, 0, kc->k_bits);
-        else
-            put_bits(&b, codes[anchored_col[o]].bits, codes[anchored_col[o]].n);
+    /* An absent dealt column is a k of 0: its bits stay 0. */
+    for (m = anchored; m; m &= m - 1) {
+        const column_code *cc;
+        o = __builtin_ctzll(m);
+        cc = &codes[anchored_col[o]];
+        b.pos += (o - last - 1) * kc->k_bits;
+        put_bits(&b, cc->bits, cc->n);
+        last = o;
+        if (pairs) {
+            int held = kc->disorder[o][cc->kept];
+            held_count += held;
+            which += (uint64_t)held * kc->pairs_weight[o];
+        }
     }
+    b.pos += (r->columns - last - 1) * kc->k_bits;
     put_bits(&b, (unsigned)n_others, 4);
-    for (i = 0; i < n_others; i++)
-        put_bits(&b, codes[others[i]].bits, codes[others[i]].n);
-    for (i = 0; i < r->cells; i++) {
-        int c = p->cell[i];
-        if (!c)
-            continue;
-        for (j = n_cells; j > 0 && cells[j - 1] > c; j--)
-            cells[j] = cells[j - 1];
-        cells[j] = (uint8_t)c;
-        n_cells++;
+    for (m = others; m; m &= m - 1) {
+        const column_code *cc = &codes[other_col[__builtin_ctzll(m)]];
+        put_bits(&b, cc->bits, cc->n);
     }
+    for (i = 0; i < r->cells; i++)
+        if (p->cell[i]) {
+            cells |= (uint64_t)1 << p->cell[i];
+            n_cells++;
+        }
     put_bits(&b, (unsigned)n_cells, 4);
-    for (i = 0; i < n_cells; i++)
-        put_bits(&b, cells[i], 6);
+    for (m = cells; m; m &= m - 1)
+        put_bits(&b, (unsigned)__builtin_ctzll(m), 6);
     if (lay) {
         lay->columns = 0;
-        for (o = 0; o < r->columns; o++)
-            if (anchored_col[o] >= 0)
-                lay->order[lay->columns++] = (uint8_t)anchored_col[o];
-        for (i = 0; i < n_others; i++)
-            lay->order[lay->columns++] = (uint8_t)others[i];
-        memcpy(lay->cells, cells, (size_t)n_cells);
-        lay->n_cells = n_cells;
+        for (m = anchored; m; m &= m - 1)
+            lay->order[lay->columns++] = anchored_col[__builtin_ctzll(m)];
+        for (m = others; m; m &= m - 1)
+            lay->order[lay->columns++] = other_col[__builtin_ctzll(m)];
+        lay->n_cells = 0;
+        for (m = cells; m; m &= m - 1)
+            lay->cells[lay->n_cells++] = (uint8_t)__builtin_ctzll(m);
     }
     if (pairs) {
-        pairs->count = 0;
-        pairs->which = 0;
-        for (o = 0; o < r->columns; o++) {
-            int held = anchored_col[o] < 0 ? 0 : kc->disorder[o][codes[anchored_col[o]].kept];
-            pairs->count += held;
-            pairs->which = pairs->which * (FCS_MAX_COL_LEN + 1) + (uint64_t)held;
-        }
+        pairs->count = held_count;
+        pairs->which = which;
     }
     return b.pos;
 }
@@ -296,11 +300,14 @@ static int key_words_for(const fcs_rules *r, const fcs_pos *start, int *k_bits, 
 
 void key_codec_init(fcs_codec *kc, const fcs_rules *r, const fcs_pos *start)
 {
+    uint64_t weight;
     int i, k;
     memset(kc, 0, sizeof(*kc));
     kc->r = r;
     kc->start = *start;
     kc->key_words = key_words_for(r, start, &kc->k_bits, &kc->chain_bits);
+    for (i = r->columns - 1, weight = 1; i >= 0; i--, weight *= FCS_MAX_COL_LEN + 1)
+        kc->pairs_weight[i] = weight;
     for (i = 1; i <= FCS_CARDS; i++)
         for (k = 0; k < 4; k++)
             kc->built_on[i][k] = CARD_RANK(i) > 1 ? chain_card(kc, i, (unsigned)k) : 0;
