@@ -10,9 +10,7 @@ typedef struct {
 
 static inline void put_bits(bits *b, uint64_t v, int n)
 {
-    int word = b->pos >> 6, off = b->pos & 63;
-    if (!n)
-        return;
+    int word = b->pos >> 6, off = b->pos & 63; /* n may be 0: nothing is put */
     b->w[word] |= v << off;
     if (off + n > 64)
         b->w[word + 1] |= v >> (64 - off);
@@ -21,11 +19,8 @@ static inline void put_bits(bits *b, uint64_t v, int n)
 
 static inline unsigned get_bits(bits *b, int n)
 {
-    int word = b->pos >> 6, off = b->pos & 63;
-    uint64_t v;
-    if (!n)
-        return 0;
-    v = b->w[word] >> off;
+    int word = b->pos >> 6, off = b->pos & 63; /* n may be 0: the mask keeps nothing */
+    uint64_t v = b->w[word] >> off;
     if (off + n > 64)
         v |= b->w[word + 1] << (64 - off);
     b->pos += n;
@@ -124,69 +119,73 @@ int key_encode_coded(const fcs_codec *kc, const fcs_pos *p, const column_code *c
                         dealt_pairs *pairs)
 {
     const fcs_rules *r = kc->r;
-    int anchored_col[FCS_MAX_COLS], others[FCS_MAX_COLS];
-    uint8_t cells[FCS_MAX_CELLS];
-    int n_others = 0, n_cells = 0, i, j, o;
+    /* Anchored columns go by their origin, the others by their bottom card,
+       the cells by their card: each set is a mask (bit: origin or card),
+       read in order, so nothing is sorted. */
+    uint8_t anchored_col[FCS_MAX_COLS], other_col[FCS_CARDS + 1];
+    uint64_t others = 0, cells = 0, m;
+    unsigned anchored = 0;
+    int n_others = 0, n_cells = 0, i, o, last = -1, held_count = 0;
+    uint64_t which = 0;
     bits b;
 
     for (i = 0; i < KEY_WORDS_MAX; i++)
         key[i] = 0;
     b.w = key;
     b.pos = 0;
-    for (o = 0; o < r->columns; o++)
-        anchored_col[o] = -1;
     for (i = 0; i < r->columns; i++) {
         if (!codes[i].n)
             continue;
         if (codes[i].origin >= 0) {
-            anchored_col[codes[i].origin] = i;
+            anchored |= 1u << codes[i].origin;
+            anchored_col[codes[i].origin] = (uint8_t)i;
         } else {
-            int c = codes[i].bottom;
-            for (j = n_others; j > 0 && codes[others[j - 1]].bottom > c; j--)
-                others[j] = others[j - 1];
-            others[j] = i;
+            others |= (uint64_t)1 << codes[i].bottom;
+            other_col[codes[i].bottom] = (uint8_t)i;
             n_others++;
         }
     }
-    for (o = 0; o < r->columns; o++) {
-        if (anchored_col[o] < 0)
-            put_bits(&b, 0, kc->k_bits);
-        else
-            put_bits(&b, codes[anchored_col[o]].bits, codes[anchored_col[o]].n);
+    /* An absent dealt column is a k of 0: its bits stay 0. */
+    for (m = anchored; m; m &= m - 1) {
+        const column_code *cc;
+        o = __builtin_ctzll(m);
+        cc = &codes[anchored_col[o]];
+        b.pos += (o - last - 1) * kc->k_bits;
+        put_bits(&b, cc->bits, cc->n);
+        last = o;
+        if (pairs) {
+            int held = kc->disorder[o][cc->kept];
+            held_count += held;
+            which += (uint64_t)held * kc->pairs_weight[o];
+        }
     }
+    b.pos += (r->columns - last - 1) * kc->k_bits;
     put_bits(&b, (unsigned)n_others, 4);
-    for (i = 0; i < n_others; i++)
-        put_bits(&b, codes[others[i]].bits, codes[others[i]].n);
-    for (i = 0; i < r->cells; i++) {
-        int c = p->cell[i];
-        if (!c)
-            continue;
-        for (j = n_cells; j > 0 && cells[j - 1] > c; j--)
-            cells[j] = cells[j - 1];
-        cells[j] = (uint8_t)c;
-        n_cells++;
+    for (m = others; m; m &= m - 1) {
+        const column_code *cc = &codes[other_col[__builtin_ctzll(m)]];
+        put_bits(&b, cc->bits, cc->n);
     }
+    for (i = 0; i < r->cells; i++)
+        if (p->cell[i]) {
+            cells |= (uint64_t)1 << p->cell[i];
+            n_cells++;
+        }
     put_bits(&b, (unsigned)n_cells, 4);
-    for (i = 0; i < n_cells; i++)
-        put_bits(&b, cells[i], 6);
+    for (m = cells; m; m &= m - 1)
+        put_bits(&b, (unsigned)__builtin_ctzll(m), 6);
     if (lay) {
         lay->columns = 0;
-        for (o = 0; o < r->columns; o++)
-            if (anchored_col[o] >= 0)
-                lay->order[lay->columns++] = (uint8_t)anchored_col[o];
-        for (i = 0; i < n_others; i++)
-            lay->order[lay->columns++] = (uint8_t)others[i];
-        memcpy(lay->cells, cells, (size_t)n_cells);
-        lay->n_cells = n_cells;
+        for (m = anchored; m; m &= m - 1)
+            lay->order[lay->columns++] = anchored_col[__builtin_ctzll(m)];
+        for (m = others; m; m &= m - 1)
+            lay->order[lay->columns++] = other_col[__builtin_ctzll(m)];
+        lay->n_cells = 0;
+        for (m = cells; m; m &= m - 1)
+            lay->cells[lay->n_cells++] = (uint8_t)__builtin_ctzll(m);
     }
     if (pairs) {
-        pairs->count = 0;
-        pairs->which = 0;
-        for (o = 0; o < r->columns; o++) {
-            int held = anchored_col[o] < 0 ? 0 : kc->disorder[o][codes[anchored_col[o]].kept];
-            pairs->count += held;
-            pairs->which = pairs->which * (FCS_MAX_COL_LEN + 1) + (uint64_t)held;
-        }
+        pairs->count = held_count;
+        pairs->which = which;
     }
     return b.pos;
 }
@@ -199,21 +198,29 @@ int key_encode(const fcs_codec *kc, const fcs_pos *p, uint64_t *key, key_layout 
 }
 
 /* Lay the chain of built cards `choices` (chain_value()'s layout) on
-   col[from - 1], up to col[to - 1]. */
-static inline void lay_chain(const fcs_codec *kc, uint8_t *col, int from, int to, unsigned choices)
+   col[from - 1], up to col[to - 1]; the cards it laid, one bit each (bit c:
+   card c). */
+static inline uint64_t lay_chain(const fcs_codec *kc, uint8_t *col, int from, int to, unsigned choices)
 {
     unsigned mask = (1u << kc->chain_bits) - 1;
+    uint64_t laid = 0;
     int j;
-    for (j = from; j < to; j++, choices >>= kc->chain_bits)
-        col[j] = chain_card(kc, col[j - 1], choices & mask);
+    for (j = from; j < to; j++, choices >>= kc->chain_bits) {
+        col[j] = kc->built_on[col[j - 1]][choices & mask];
+        laid |= (uint64_t)1 << col[j];
+    }
+    return laid;
 }
+
+/* The cards of suit 0, one bit each, from bit 0 for card 1: ranks 1 to 13,
+   one a nibble. */
+#define SUIT_CARDS 0x1111111111111ull
 
 void key_decode(const fcs_codec *kc, const uint64_t *stored, fcs_pos *p, column_code *codes)
 {
     const fcs_rules *r = kc->r;
-    uint64_t key[KEY_WORDS_MAX + 1] = {0};
-    int out[FCS_NUM_SUITS] = {0};
-    int i, j, o, slot = 0, n, head = kc->k_bits + 4;
+    uint64_t key[KEY_WORDS_MAX + 1] = {0}, out = 0; /* the cards not home, one bit each */
+    int i, o, slot = 0, n, head = kc->k_bits + 4;
     bits b;
 
     memcpy(key, stored, sizeof(uint64_t) * (size_t)kc->key_words);
@@ -227,9 +234,10 @@ void key_decode(const fcs_codec *kc, const uint64_t *stored, fcs_pos *p, column_
         if (!k)
             continue;
         memcpy(p->col[slot], kc->start.col[o], (size_t)k);
+        out |= kc->dealt_cards[o][k];
         built = (int)get_bits(&b, 4);
         choices = get_bits(&b, built * kc->chain_bits);
-        lay_chain(kc, p->col[slot], k, k + built, choices);
+        out |= lay_chain(kc, p->col[slot], k, k + built, choices);
         p->len[slot++] = (uint8_t)(k + built);
         cc->origin = (int8_t)o;
         cc->bottom = kc->start.col[o][0];
@@ -243,7 +251,7 @@ void key_decode(const fcs_codec *kc, const uint64_t *stored, fcs_pos *p, column_
         unsigned choices = get_bits(&b, built * kc->chain_bits);
         column_code *cc = &codes[slot];
         p->col[slot][0] = (uint8_t)bottom;
-        lay_chain(kc, p->col[slot], 1, 1 + built, choices);
+        out |= (uint64_t)1 << bottom | lay_chain(kc, p->col[slot], 1, 1 + built, choices);
         p->len[slot++] = (uint8_t)(1 + built);
         cc->origin = -1;
         cc->bottom = (uint8_t)bottom;
@@ -254,16 +262,16 @@ void key_decode(const fcs_codec *kc, const uint64_t *stored, fcs_pos *p, column_
     for (; slot < r->columns; slot++)
         codes[slot] = EMPTY_CODE;
     n = (int)get_bits(&b, 4);
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
         p->cell[i] = (uint8_t)get_bits(&b, 6);
-    /* The foundations hold what is not out; counted without a branch per card. */
-    for (i = 0; i < r->columns; i++)
-        for (j = 0; j < p->len[i]; j++)
-            out[CARD_SUIT(p->col[i][j])]++;
-    for (i = 0; i < n; i++)
-        out[CARD_SUIT(p->cell[i])]++;
+        out |= (uint64_t)1 << p->cell[i];
+    }
+    /* The foundations hold what is not out: a suit's 13 bits, one a nibble,
+       multiplied by a 1 in each nibble, sum up in the thirteenth (no nibble's
+       sum passes 13, so none carries). */
+    out >>= 1;
     for (i = 0; i < FCS_NUM_SUITS; i++)
-        p->found[i] = (uint8_t)(FCS_RANKS - out[i]);
+        p->found[i] = (uint8_t)(FCS_RANKS - (int)((((out >> i) & SUIT_CARDS) * SUIT_CARDS >> 48) & 0xF));
 }
 
 static int bits_for(int max_value)
@@ -292,15 +300,23 @@ static int key_words_for(const fcs_rules *r, const fcs_pos *start, int *k_bits, 
 
 void key_codec_init(fcs_codec *kc, const fcs_rules *r, const fcs_pos *start)
 {
+    uint64_t weight;
     int i, k;
     memset(kc, 0, sizeof(*kc));
     kc->r = r;
     kc->start = *start;
     kc->key_words = key_words_for(r, start, &kc->k_bits, &kc->chain_bits);
+    for (i = r->columns - 1, weight = 1; i >= 0; i--, weight *= FCS_MAX_COL_LEN + 1)
+        kc->pairs_weight[i] = weight;
+    for (i = 1; i <= FCS_CARDS; i++)
+        for (k = 0; k < 4; k++)
+            kc->built_on[i][k] = CARD_RANK(i) > 1 ? chain_card(kc, i, (unsigned)k) : 0;
     memset(kc->origin_of, -1, sizeof(kc->origin_of));
     for (i = 0; i < r->columns; i++) {
         if (start->len[i])
             kc->origin_of[start->col[i][0]] = (int8_t)i;
+        for (k = 1; k <= start->len[i]; k++)
+            kc->dealt_cards[i][k] = kc->dealt_cards[i][k - 1] | (uint64_t)1 << start->col[i][k - 1];
         for (k = 2; k <= start->len[i]; k++)
             kc->disorder[i][k] = (uint8_t)(kc->disorder[i][k - 1] +
                                            !fcs_can_build(r, start->col[i][k - 2], start->col[i][k - 1]));

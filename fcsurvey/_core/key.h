@@ -20,6 +20,11 @@
 
 #include "position.h"
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define KEY_LITTLE_ENDIAN 1 /* a key's bytes are its words' bytes in order */
+#else
+#define KEY_LITTLE_ENDIAN 0
+#endif
 #define KEY_WORDS_MAX 6
 #define KEY_BYTES_MAX (KEY_WORDS_MAX * 8)
 
@@ -33,6 +38,14 @@ typedef struct {
        first k cards of start column o: the only such pairs a position can
        hold (see proof_layer_of). */
     uint8_t disorder[FCS_MAX_COLS][FCS_MAX_COL_LEN + 1];
+    /* What each start column's count of pairs held weighs in
+       dealt_pairs.which: powers of FCS_MAX_COL_LEN + 1, the last column's 1. */
+    uint64_t pairs_weight[FCS_MAX_COLS];
+    /* The card built on card c whose suit choice is i (key.c: chain_card),
+       for every choice a key can hold (two bits at most). */
+    uint8_t built_on[FCS_CARDS + 1][4];
+    /* The first k cards of start column o, one bit each (bit c: card c). */
+    uint64_t dealt_cards[FCS_MAX_COLS][FCS_MAX_COL_LEN + 1];
     int k_bits;     /* bits for a dealt-prefix length */
     int chain_bits; /* bits per built card: which suit */
     int key_words;  /* 64-bit words per key */
@@ -118,6 +131,9 @@ static inline uint64_t key_hash_packed(const uint8_t *key, int key_bytes)
     for (i = 0; i < key_bytes; i += 8) {
         if (key_bytes - i >= 8) {
             memcpy(&w, key + i, 8);
+        } else if (KEY_LITTLE_ENDIAN && key_bytes >= 8) { /* the rest, from the last 8 bytes: one read */
+            memcpy(&w, key + key_bytes - 8, 8);
+            w >>= 8 * (8 - (key_bytes - i));
         } else {
             w = 0;
             memcpy(&w, key + i, (size_t)(key_bytes - i));
@@ -136,11 +152,14 @@ static inline uint64_t key_hash(const uint64_t *key, int words)
 }
 
 /* A key packed to `len` bytes, little-endian, so on such machines packing
-   is a copy. */
+   is a copy: of all KEY_BYTES_MAX bytes (a copy of fixed size is a few
+   instructions), which `out` must have room for; past `len` they are the
+   key's zero bits. */
 static inline void key_pack(const uint64_t *words, int len, uint8_t *out)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(out, words, (size_t)len);
+    memcpy(out, words, KEY_BYTES_MAX);
+    (void)len;
 #else
     int i;
     for (i = 0; i < len; i++)
@@ -155,8 +174,19 @@ static inline void key_unpack(const uint8_t *in, int len, uint64_t *words)
     for (i = 0; i < KEY_WORDS_MAX; i++)
         words[i] = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(words, in, (size_t)len);
-    (void)i;
+    if (len < 8) {
+        memcpy(words, in, (size_t)len);
+        return;
+    }
+    /* Whole words, then the rest from the last 8 bytes: reads of fixed
+       size, none past the key. */
+    for (i = 0; i + 8 <= len; i += 8)
+        memcpy(&words[i >> 3], in + i, 8);
+    if (len & 7) {
+        uint64_t last;
+        memcpy(&last, in + len - 8, 8);
+        words[len >> 3] = last >> (8 * (8 - (len & 7)));
+    }
 #else
     for (i = 0; i < len; i++)
         words[i >> 3] |= (uint64_t)in[i] << ((i & 7) * 8);

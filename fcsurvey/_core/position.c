@@ -116,7 +116,14 @@ void fcs_run_lengths(const fcs_rules *r, const fcs_pos *p, uint8_t runs[FCS_MAX_
 int fcs_legal_moves(const fcs_rules *r, const fcs_pos *p, unsigned flags, fcs_move *out)
 {
     uint8_t runs[FCS_MAX_COLS];
-    fcs_run_lengths(r, p, runs);
+    int i;
+    /* Moving single cards, and not skipping built runs, the moves read of a
+       run only whether it has a card: its length then need not be found. */
+    if ((flags & (FCS_MOVES_SINGLE | FCS_MOVES_SKIP_BUILT)) == FCS_MOVES_SINGLE)
+        for (i = 0; i < r->columns; i++)
+            runs[i] = p->len[i] != 0;
+    else
+        fcs_run_lengths(r, p, runs);
     return fcs_moves(r, p, flags, runs, out);
 }
 

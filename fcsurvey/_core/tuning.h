@@ -57,6 +57,7 @@
 #endif
 #define PROOF_GROUPS 64       /* groups a proof layer splits into by a hash (proof.h) */
 #define PROOF_BATCH 1024      /* children gathered before their lookups */
+#define PROOF_AHEAD 8         /* children between two steps of a lookup's fetches from memory (exchange.c) */
 #define PROOF_SLICE_EIGHTHS 3 /* a layer's entries read back at once: 3/8 of the room */
 #define PROOF_SEEN_SHARE 4    /* parts visited kept until they fill this share of the room: 1/4 */
 #define PROOF_FREE_SHARE 2    /* out of room: spill until this share of it is free: 1/2 */

@@ -23,6 +23,47 @@ static int proof_insert(proof_state *ps, const proof_child *kid)
     return 1;
 }
 
+/* The lookups of children slots[from..to) (slot j at j & mask), each
+   fetched from memory in three steps a stage apart, so the reads of about
+   3 * PROOF_AHEAD children overlap instead of each lookup waiting for memory
+   in turn: its bucket's header, then its index, then the key its
+   fingerprint matches first; then the lookup.  A lookup may change buckets
+   fetched ahead (a key added, a bucket split): a fetch is only a hint.  0
+   when the proof must stop. */
+static int proof_insert_run(proof_state *ps, const proof_child *slots, uint64_t mask, uint64_t from, uint64_t to)
+{
+    const uint64_t d = PROOF_AHEAD;
+    /* the current layer's entries, where a child new to the part is taken out (none before the first) */
+    const proof_layer *entries = ps->store.current >= 0 ? &ps->store.layers[ps->store.current] : NULL;
+    uint64_t j;
+    for (j = from; j < to + 3 * d; j++) {
+        const proof_bucket *b;
+        if (j < to) {
+            const proof_child *kid = &slots[j & mask];
+            const proof_layer *home = home_of(ps, kid->layer);
+            if (home->buckets)
+                __builtin_prefetch(&home->buckets[layer_bucket_of(home, kid->hash)]);
+            if (entries && kid->layer == ps->store.current && entries->buckets)
+                __builtin_prefetch(&entries->buckets[layer_bucket_of(entries, kid->hash)]);
+        }
+        if (j >= from + d && j - d < to) {
+            const proof_child *kid = &slots[(j - d) & mask];
+            if ((b = home_bucket(ps, kid)))
+                bucket_prefetch(b);
+            if (entries && kid->layer == ps->store.current && entries->buckets)
+                bucket_prefetch(&entries->buckets[layer_bucket_of(entries, kid->hash)]);
+        }
+        if (j >= from + 2 * d && j - 2 * d < to) {
+            const proof_child *kid = &slots[(j - 2 * d) & mask];
+            if ((b = home_bucket(ps, kid)))
+                bucket_prefetch_match(b, kid->hash, kid->len);
+        }
+        if (j >= from + 3 * d && !proof_insert(ps, &slots[(j - 3 * d) & mask]))
+            return 0;
+    }
+    return 1;
+}
+
 /* Show the other thread `to` what was written to its ring: counted in the
    team's work first, so the round cannot end while they wait. */
 static void proof_show(proof_state *ps, int to)
@@ -43,26 +84,19 @@ static void proof_show_all(proof_state *ps)
             proof_show(ps, to);
 }
 
-/* Take in the children the other threads sent this one, fetching their
-   buckets' indexes a batch ahead; 0 when the proof must stop. */
+/* Take in the children the other threads sent this one; 0 when the proof
+   must stop. */
 static int proof_receive(proof_state *ps)
 {
     proof_team *t = ps->team;
     int from;
     for (from = 0; from < t->n; from++) {
         proof_ring *r = from == ps->id ? NULL : team_ring(t, from, ps->id);
-        uint64_t tail = r ? atomic_load_explicit(&r->tail, memory_order_acquire) : 0, i, j;
+        uint64_t tail = r ? atomic_load_explicit(&r->tail, memory_order_acquire) : 0;
         if (!r || tail == ps->taken[from])
             continue;
-        for (i = ps->taken[from]; i < tail; i = j) {
-            uint64_t end = tail - i > PROOF_PUBLISH ? i + PROOF_PUBLISH : tail;
-            for (j = i; j < end; j++)
-                prefetch_home(ps, &r->slots[j & r->mask]);
-            for (j = i; j < end; j++) {
-                if (!proof_insert(ps, &r->slots[j & r->mask]))
-                    return 0;
-            }
-        }
+        if (!proof_insert_run(ps, r->slots, r->mask, ps->taken[from], tail))
+            return 0;
         atomic_store_explicit(&r->head, tail, memory_order_release);
         atomic_fetch_sub(&t->work, (int64_t)(tail - ps->taken[from]));
         ps->received += tail - ps->taken[from];
@@ -105,9 +139,7 @@ static int proof_send(proof_state *ps, const proof_child *kid)
 }
 
 /* Look up (and add) the batch's children, sending those of other shards to
-   their threads, then take in what they sent.  Their buckets' headers were
-   fetched when they were made; fetching every bucket's index first lets
-   those reads overlap instead of each lookup waiting for memory in turn. */
+   their threads, then take in what they sent. */
 int proof_flush(proof_state *ps)
 {
     int k, mine = 0;
@@ -117,14 +149,12 @@ int proof_flush(proof_state *ps)
                 return 0;
             continue;
         }
-        prefetch_home(ps, &ps->kids[k]);
         if (mine != k)
             ps->kids[mine] = ps->kids[k];
         mine++;
     }
-    for (k = 0; k < mine; k++)
-        if (!proof_insert(ps, &ps->kids[k]))
-            return 0;
+    if (!proof_insert_run(ps, ps->kids, UINT64_MAX, 0, (uint64_t)mine))
+        return 0;
     ps->n_kids = 0;
     if (ps->team->n == 1)
         return 1;

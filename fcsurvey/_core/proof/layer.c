@@ -39,13 +39,37 @@ static int bucket_append(proof_bucket *b, uint8_t fp, const uint8_t *key, uint32
     return 1;
 }
 
+/* An empty bucket with room for n keys of `used` bytes, as bucket_append
+   would have grown it to; 0 when out of memory. */
+static int bucket_reserve(proof_bucket *b, uint32_t n, uint32_t used)
+{
+    memset(b, 0, sizeof(*b));
+    return !n || (b->data = malloc(bucket_bytes(n, used))) != NULL;
+}
+
+/* Copy the key `at` of old to the end of b, reserved big enough for it. */
+static void bucket_copy(proof_bucket *b, const proof_bucket *old, const bucket_at *at, uint32_t index_bytes)
+{
+    uint32_t len = bucket_len(old, at);
+    b->data[2 * b->n] = bucket_fingerprint(old, at);
+    b->data[2 * b->n + 1] = (uint8_t)len;
+    memcpy(b->data + index_bytes + b->used, at->key, len);
+    b->used += len;
+    b->n++;
+}
+
 /* Split bucket l->split into itself and its image one level up, by the next
-   hash bit, keeping arrival order (and so which keys are expanded). */
+   hash bit, keeping arrival order (and so which keys are expanded).  Each
+   half is allocated once at its final size: a first walk finds which half
+   each key goes to (BUCKET_MAX of them at most), a second copies them. */
 static int split_bucket(proof_layer *l)
 {
     uint64_t low = l->split, high = low + ((uint64_t)1 << l->level), bit = (uint64_t)1 << l->level;
-    proof_bucket old = l->buckets[low], parts[2] = {{NULL, 0, 0, 0}, {NULL, 0, 0, 0}};
+    uint64_t side[(BUCKET_MAX + 64) / 64];
+    proof_bucket old = l->buckets[low], parts[2];
+    uint32_t n[2] = {0, 0}, used[2] = {0, 0}, index_bytes[2];
     bucket_at at;
+    int k;
     if (l->n_buckets == l->alloc) {
         uint64_t alloc = l->alloc * 2;
         proof_bucket *buckets = realloc(l->buckets, sizeof(proof_bucket) * alloc);
@@ -54,16 +78,24 @@ static int split_bucket(proof_layer *l)
         l->buckets = buckets;
         l->alloc = alloc;
     }
+    memset(side, 0, sizeof(uint64_t) * (old.n / 64 + 1u));
     for (at = bucket_first(&old); bucket_has(&old, &at); bucket_next(&old, &at)) {
         uint32_t len = bucket_len(&old, &at);
-        proof_bucket *to = &parts[(key_hash_packed(at.key, (int)len) & bit) != 0];
-        if (at.i < old.done)
-            to->done++;
-        if (!bucket_append(to, bucket_fingerprint(&old, &at), at.key, len)) {
-            free(parts[0].data);
-            free(parts[1].data);
-            return 0;
-        }
+        k = (key_hash_packed(at.key, (int)len) & bit) != 0;
+        side[at.i / 64] |= (uint64_t)k << (at.i % 64);
+        n[k]++;
+        used[k] += len;
+    }
+    if (!bucket_reserve(&parts[0], n[0], used[0]) || !bucket_reserve(&parts[1], n[1], used[1])) {
+        free(parts[0].data);
+        return 0;
+    }
+    index_bytes[0] = bucket_index_bytes(n[0]);
+    index_bytes[1] = bucket_index_bytes(n[1]);
+    for (at = bucket_first(&old); bucket_has(&old, &at); bucket_next(&old, &at)) {
+        k = (int)(side[at.i / 64] >> (at.i % 64) & 1);
+        parts[k].done += at.i < old.done;
+        bucket_copy(&parts[k], &old, &at, index_bytes[k]);
     }
     free(old.data);
     l->buckets[low] = parts[0];

@@ -89,6 +89,24 @@ static inline void bucket_prefetch(const proof_bucket *b)
         __builtin_prefetch(b->data);
 }
 
+/* Fetch the key of bucket b a lookup of (hash, len) would compare first:
+   the index must be fetched already, the bucket must not change before the
+   lookup for this to help (a fetch is only a hint: it is never wrong). */
+static inline void bucket_prefetch_match(const proof_bucket *b, uint64_t hash, int len)
+{
+    const uint8_t fp = (uint8_t)(hash >> 56), *index = b->data, *key;
+    uint32_t i;
+    if (!b->n)
+        return;
+    key = b->data + bucket_index_bytes(b->n);
+    for (i = 0; i < b->n; key += index[2 * i + 1], i++)
+        if (index[2 * i] == fp && index[2 * i + 1] == len) {
+            __builtin_prefetch(key);
+            __builtin_prefetch(key + len - 1);
+            return;
+        }
+}
+
 /* The bucket's key `i` in arrival order. */
 static inline bucket_at bucket_nth(const proof_bucket *b, uint32_t i)
 {

@@ -78,12 +78,12 @@ static inline proof_layer *home_of(proof_state *ps, int layer)
     return layer == ps->store.current ? &ps->store.part : &ps->store.layers[layer];
 }
 
-/* Fetch the index of the bucket a child of this shard goes to. */
-static inline void prefetch_home(proof_state *ps, const proof_child *kid)
+/* The bucket of its home a child of this shard goes to, or NULL while its
+   home has none. */
+static inline const proof_bucket *home_bucket(proof_state *ps, const proof_child *kid)
 {
     const proof_layer *to = home_of(ps, kid->layer);
-    if (to->buckets)
-        bucket_prefetch(&to->buckets[layer_bucket_of(to, kid->hash)]);
+    return to->buckets ? &to->buckets[layer_bucket_of(to, kid->hash)] : NULL;
 }
 
 /* Look up (and add) the batch's children, sending those of other shards to
