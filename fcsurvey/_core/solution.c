@@ -195,16 +195,21 @@ static int emit_solution(const fcs_codec *kc, int mode, const fcs_packed_move *p
     return 1;
 }
 
-void solution_from_store(const fcs_codec *kc, int mode, const fcs_store *st, uint32_t last,
-                         const fcs_packed_move *final_move, fcs_result *res)
+void solution_from_path(const fcs_codec *kc, int mode, const fcs_packed_move *path, int steps, fcs_result *res)
 {
-    int steps = 0;
-    fcs_packed_move *path = store_path(st, last, final_move, &steps);
     if (path && emit_solution(kc, mode, path, steps, res)) {
         res->status = FCS_SOLVED;
     } else {
         res->status = FCS_UNKNOWN;
         res->limit = FCS_LIMIT_MEMORY;
     }
+}
+
+void solution_from_store(const fcs_codec *kc, int mode, const fcs_store *st, uint32_t last,
+                         const fcs_packed_move *final_move, fcs_result *res)
+{
+    int steps = 0;
+    fcs_packed_move *path = store_path(st, last, final_move, &steps);
+    solution_from_path(kc, mode, path, steps, res);
     free(path);
 }

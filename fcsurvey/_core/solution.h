@@ -31,6 +31,10 @@ int make_child(const fcs_codec *kc, int mode, const fcs_pos *p, const column_cod
 void solution_from_store(const fcs_codec *kc, int mode, const fcs_store *st, uint32_t last,
                          const fcs_packed_move *final_move, fcs_result *res);
 
+/* The same for the solution that makes the `steps` moves of `path` from the
+   root (the start after autoplay); a NULL path is out of memory. */
+void solution_from_path(const fcs_codec *kc, int mode, const fcs_packed_move *path, int steps, fcs_result *res);
+
 /* Whether `m`, made from a position autoplay has already run on, can let a
    card go home under either rule.  Nothing sent home can become safe unless
    the foundations change, so only a move to or from a foundation or the

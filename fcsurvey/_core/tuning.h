@@ -43,6 +43,9 @@
 #ifndef PROOF_DISK
 #define PROOF_DISK 8          /* keys waiting in the spill file, per position of room */
 #endif
+#ifndef PROOF_TRAIL
+#define PROOF_TRAIL 16        /* records the proof's trail may write, per position of room (proof/trail.h) */
+#endif
 #define PROOF_GROUPS 64       /* groups a proof layer splits into by a hash (proof.h) */
 #define PROOF_BATCH 1024      /* children gathered before their lookups */
 #define PROOF_SLICE_EIGHTHS 3 /* a layer's entries read back at once: 3/8 of the room */
