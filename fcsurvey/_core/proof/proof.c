@@ -536,6 +536,8 @@ static int proof_pass(const fcs_codec *kc, const proof_limits *pl, int resumed, 
         *limit = proved ? 0 : common.team.limit;
     }
     won = !proved && atomic_load(&common.won);
+    if (!proved && !won && !*limit) /* a stop with no limit named: the room, as the searches' */
+        *limit = FCS_LIMIT_STATES;
     if (pl->checkpoint && (*limit != FCS_LIMIT_THREADS || won)) /* with the threads offered, it goes on from it */
         checkpoint_remove(pl->checkpoint);
     for (i = 0; i < common.made; i++) { /* the room goes to spelling a win out */
