@@ -85,7 +85,8 @@ def kill_mid_proof_from(saved: Path, start: Position, rules: str, room: int) -> 
     proc.wait()
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+# On 2 threads as well, among the long tests: the proof is proved twice (the second time whole).
+@pytest.mark.parametrize("threads", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_a_proof_resumed_from_its_checkpoint_spells_its_win_out(tmp_path, monkeypatch, threads):
     # Eight Off deal 2 with foundation return, a third of the way along a win: the proof visits
     # some 177,000 positions before it wins.  Killed after a checkpoint, resumed, it has no trail
