@@ -22,10 +22,11 @@
    like the start's is found out by that search finding no such child, and
    the next origin is tried).  The origins are read once, backwards: each
    round looked for comes before the last.  Each search holds one round's
-   part, which the proof held too, so it fits the room the proof had, with
-   room for parent links (a position stored with them costs about four of
-   the proof's: the store gets the proof's room over PROOF_ROOM).  The
-   paths joined, with the moves between them, are the solution.
+   part, which the proof held too, keys only as the proof holds them and
+   at most the proof's room; with no parent links, it writes the positions
+   it meets to a file level by level, and walks the levels back from the
+   one it found the target on.  The paths joined, with the moves between
+   them, are the solution.
 
    The trail is whole only for a proof that began at the root and wrote all
    it had to within its budget (PROOF_TRAIL records per position of room,
