@@ -11,7 +11,7 @@ that can be won it must never prove anything.
 
 from __future__ import annotations
 
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Tuple
 
 import pytest
 
@@ -79,7 +79,7 @@ def along_the_win(rules: Rules, number: int, solution: str) -> Position:
 @pytest.mark.parametrize("sample", sorted(SAMPLES))
 def test_the_foundation_return_proof_gives_the_searches_verdicts(sample):
     proved: List[str] = []
-    won: List[Optional[str]] = []
+    won: List[Tuple[str, bool]] = []
     undecided = 0
     for rules, number in cases(sample):
         searched = solve(number, rules, ROOM, phases=(SEARCH,))
@@ -92,14 +92,17 @@ def test_the_foundation_return_proof_gives_the_searches_verdicts(sample):
             proof = solve_position(start, rules, WON_ROOM, phases=(PROOF,))
             # a won position autoplayed to the end is solved before any phase runs
             assert proof.status in (UNKNOWN, SOLVED), (rules.describe(), number)
-            won.append(proof.status)
+            won.append((proof.status, proof.expanded > 0))
         else:
             undecided += 1
     # Every sample has cases the proof must prove, all but 0 cells wins too, and the
     # searches leave few undecided.
     assert proved and (won or sample == "0 cells") and undecided <= len(proved + won) // 10
-    # The proof worked from most of the won positions: it reached a win it cannot spell out.
-    assert won.count(UNKNOWN) >= len(won) // 2
+    # From some of the won positions the proof reached a win and spelled it out from its trail
+    # (proof/trail.h), in a solution the rules engine replayed (solve_position replays every
+    # solution it returns); until build 21e5734 such a proof ended unknown.  From the others
+    # it ran out of room first.
+    assert won.count((SOLVED, True)) >= {"0 cells": 0, "1 cell": 4, "2 cells": 1, "variants": 18}[sample]
 
 
 def test_the_foundation_return_proof_visits_each_position_once():

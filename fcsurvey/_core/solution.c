@@ -197,11 +197,8 @@ int solution_emit(const fcs_rules *r, const fcs_pos *start, int mode, const fcs_
     return 1;
 }
 
-void solution_from_store(const fcs_codec *kc, int mode, const fcs_store *st, uint32_t last,
-                         const fcs_packed_move *final_move, fcs_result *res)
+void solution_from_path(const fcs_codec *kc, int mode, fcs_packed_move *path, int steps, fcs_result *res)
 {
-    int steps = 0;
-    fcs_packed_move *path = store_path(st, last, final_move, &steps);
     if (path)
         steps = shorten_line(kc->r, mode, &kc->start, path, steps, SHORTCUT_DEPTH);
     if (path && solution_emit(kc->r, &kc->start, mode, path, steps, res)) {
@@ -210,5 +207,13 @@ void solution_from_store(const fcs_codec *kc, int mode, const fcs_store *st, uin
         res->status = FCS_UNKNOWN;
         res->limit = FCS_LIMIT_MEMORY;
     }
+}
+
+void solution_from_store(const fcs_codec *kc, int mode, const fcs_store *st, uint32_t last,
+                         const fcs_packed_move *final_move, fcs_result *res)
+{
+    int steps = 0;
+    fcs_packed_move *path = store_path(st, last, final_move, &steps);
+    solution_from_path(kc, mode, path, steps, res);
     free(path);
 }

@@ -38,6 +38,11 @@ void solution_from_store(const fcs_codec *kc, int mode, const fcs_store *st, uin
 int solution_emit(const fcs_rules *r, const fcs_pos *start, int mode, const fcs_packed_move *path, int steps,
                   fcs_result *res);
 
+/* The same as solution_from_store for the solution that makes the `steps`
+   moves of `path` from the root (the start after autoplay), shortened in
+   place first; a NULL path is out of memory. */
+void solution_from_path(const fcs_codec *kc, int mode, fcs_packed_move *path, int steps, fcs_result *res);
+
 /* Whether `m`, made from a position autoplay has already run on, can let a
    card go home under either rule.  Nothing sent home can become safe unless
    the foundations change, so only a move to or from a foundation or the

@@ -176,12 +176,9 @@ static void proof(solve_state *ss)
     int limit;
     store_free(&ss->store);
     open_free(&ss->open);
-    if (layered_proof(&ss->codec, &pl, ss->res->resumed, &ss->root, &ss->counts, &limit)) {
+    if (layered_proof(&ss->codec, &pl, ss->res->resumed, &ss->root, &ss->counts, ss->res, &limit))
         ss->res->status = FCS_UNSOLVABLE;
-        ss->search.limit = 0;
-    } else {
-        ss->search.limit = limit ? limit : FCS_LIMIT_STATES; /* no limit: it reached a win it cannot spell out */
-    }
+    ss->search.limit = limit; /* 0 when it proved the deal unsolvable or spelled its win out */
 }
 
 static const struct {

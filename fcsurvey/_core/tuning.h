@@ -55,6 +55,9 @@
 #ifndef PROOF_DISK
 #define PROOF_DISK 8          /* keys waiting in the spill file, per position of room */
 #endif
+#ifndef PROOF_TRAIL
+#define PROOF_TRAIL 16        /* records the proof's trail may write, per position of room (proof/trail.h) */
+#endif
 #define PROOF_GROUPS 64       /* groups a proof layer splits into by a hash (proof.h) */
 #define PROOF_BATCH 1024      /* children gathered before their lookups */
 #define PROOF_AHEAD 8         /* children between two steps of a lookup's fetches from memory (exchange.c) */

@@ -15,8 +15,11 @@ static int proof_insert(proof_state *ps, const proof_child *kid)
     int added;
     if (!proof_add(st, home_of(ps, kid->layer), kid->hash, kid->packed, kid->len, &added))
         return 0;
-    if (kid->layer != st->current)
+    if (kid->layer != st->current) {
+        if (added)
+            trail_origin(&ps->trail, kid->hash, ps->common->round);
         return 1;
+    }
     ps->open += added - 1; /* counted as open since it was made */
     if (added && layer_remove(&st->layers[st->current], kid->hash, kid->packed, kid->len))
         st->live--;

@@ -31,8 +31,17 @@ static void proof_key(proof_state *ps, const fcs_pos *p, const column_code *code
         __builtin_prefetch(&to->buckets[layer_bucket_of(to, k->hash)]);
 }
 
+/* The proof reached a won position: the first thread to tell says in which
+   round, for the trail to spell the win out from. */
+static void proof_won(proof_state *ps)
+{
+    int none = 0;
+    if (atomic_compare_exchange_strong(&ps->common->won, &none, 1))
+        ps->common->won_round = ps->common->round;
+}
+
 /* Expand the next unexpanded position of bucket b of the part into the
-   batch; 0 when the proof must stop (a limit, or a win it cannot spell out). */
+   batch; 0 when the proof must stop (a limit, or a win). */
 static int proof_expand(proof_state *ps, uint64_t b)
 {
     const fcs_rules *r = ps->kc->r;
@@ -53,8 +62,10 @@ static int proof_expand(proof_state *ps, uint64_t b)
     for (k = 0; k < n; k++) {
         if (!make_child(ps->kc, HOME_SAFE, &p, codes, &moves[k], &child, child_codes))
             continue;
-        if (fcs_is_won(&child))
+        if (fcs_is_won(&child)) {
+            proof_won(ps);
             return 0;
+        }
         proof_key(ps, &child, child_codes, &ps->kids[ps->n_kids++]);
     }
     return ps->n_kids < PROOF_BATCH || proof_flush(ps);
@@ -122,6 +133,7 @@ static int proof_next_entry(proof_state *ps, uint64_t *from)
     at = bucket_first(b);
     kid->len = bucket_len(b, &at);
     memcpy(kid->packed, at.key, (size_t)kid->len);
+    trail_start(&ps->trail, kid->packed, kid->len, ps->common->round);
     kid->hash = key_hash_packed(kid->packed, kid->len);
     kid->layer = ps->store.current;
     kid->shard = ps->id;
@@ -302,6 +314,8 @@ static int round_ready(void *arg, const team_totals *totals)
 {
     proof_common *common = arg;
     int i;
+    if (++common->round == UINT32_MAX) /* the trail's rounds would wrap */
+        atomic_store(&common->trail.broken, 1);
     for (i = 0; i < common->team.n; i++) {
         proof_state *ps = &common->threads[i];
         atomic_store_explicit(&ps->told_size, 0, memory_order_relaxed);
@@ -435,9 +449,11 @@ static int proof_begin(proof_common *common, int resumed, const fcs_pos *root)
     return proof_flush(owner) ? kid.layer : -1;
 }
 
-/* Set up what the threads share and their threads' shards, each with its share of the
-   room; 0 when out of memory. */
-static int proof_setup(proof_common *common, const fcs_codec *kc, const proof_limits *pl, fcs_counts *counts)
+/* Set up what the threads share and their threads' shards, each with its
+   share of the room, and the trail, with `trail` records in all (0: none);
+   0 when out of memory. */
+static int proof_setup(proof_common *common, const fcs_codec *kc, const proof_limits *pl, uint64_t trail,
+                       fcs_counts *counts)
 {
     int i, n = pl->threads < 1 ? 1 : pl->threads > FCS_MAX_THREADS ? FCS_MAX_THREADS : pl->threads;
     memset(common, 0, sizeof(*common));
@@ -445,6 +461,7 @@ static int proof_setup(proof_common *common, const fcs_codec *kc, const proof_li
     common->counts = counts;
     common->started = common->saved = fcs_now_s();
     common->gap = pl->checkpoint_every_s;
+    common->trail.budget = trail / (uint64_t)n;
     offer_init(&common->offer, pl->checkpoint ? pl->offer : NULL, pl->offer_every_s, common->started);
     /* aligned as its type asks (its counts for the others sit on a cache line of their own) */
     if (!(common->threads = aligned_alloc(_Alignof(proof_state), sizeof(proof_state) * (size_t)n)) ||
@@ -460,7 +477,8 @@ static int proof_setup(proof_common *common, const fcs_codec *kc, const proof_li
         ps->id = i;
         ps->kids = malloc(sizeof(proof_child) * (PROOF_BATCH + FCS_MAX_MOVES));
         common->made++;
-        if (!proof_store_init(&ps->store, pl->room / (uint64_t)n) || !ps->kids)
+        if (!proof_store_init(&ps->store, pl->room / (uint64_t)n) || !ps->kids ||
+            !trail_init(&ps->trail, &common->trail))
             return 0;
     }
     return 1;
@@ -491,13 +509,21 @@ static void proof_threads(proof_common *common)
         pthread_join(ids[i], NULL);
 }
 
-int layered_proof(const fcs_codec *kc, const proof_limits *pl, int resumed, const fcs_pos *root, fcs_counts *counts,
-                  int *limit)
+/* A win the trail could not spell out: it was not whole (see trail.h). */
+#define TRAIL_NOT_WHOLE (-1)
+
+/* One proof from the root (or the checkpoint), writing `trail` records of
+   its trail at most (0: none).  1 when it proved the deal unsolvable; else
+   0, with *limit 0 and the solution in res when it reached a win and spelled
+   it out, TRAIL_NOT_WHOLE when it could not for want of a whole trail, or
+   the limit that stopped it. */
+static int proof_pass(const fcs_codec *kc, const proof_limits *pl, int resumed, uint64_t trail, const fcs_pos *root,
+                      fcs_counts *counts, fcs_result *res, int *limit)
 {
     proof_common common;
-    int i, h = -1, proved = 0;
+    int i, h = -1, proved = 0, won;
 
-    if (!proof_setup(&common, kc, pl, counts)) {
+    if (!proof_setup(&common, kc, pl, resumed ? 0 : trail, counts)) {
         *limit = FCS_LIMIT_MEMORY;
     } else if ((h = proof_begin(&common, resumed, root)) < 0) {
         *limit = begin_limit(&common);
@@ -509,14 +535,44 @@ int layered_proof(const fcs_codec *kc, const proof_limits *pl, int resumed, cons
         proved = !team_stopped(&common.team);
         *limit = proved ? 0 : common.team.limit;
     }
-    if (pl->checkpoint && *limit != FCS_LIMIT_THREADS) /* with the threads offered, it goes on from it */
+    won = !proved && atomic_load(&common.won);
+    if (!proved && !won && !*limit) /* a stop with no limit named: the room, as the searches' */
+        *limit = FCS_LIMIT_STATES;
+    if (pl->checkpoint && (*limit != FCS_LIMIT_THREADS || won)) /* with the threads offered, it goes on from it */
         checkpoint_remove(pl->checkpoint);
-    for (i = 0; i < common.made; i++) {
+    for (i = 0; i < common.made; i++) { /* the room goes to spelling a win out */
         proof_store_free(&common.threads[i].store);
         free(common.threads[i].kids);
     }
+    if (won) {
+        proof_trail trails[FCS_MAX_THREADS];
+        for (i = 0; i < common.made; i++)
+            trails[i] = common.threads[i].trail;
+        *limit = !trail_whole(trails, common.made) ? TRAIL_NOT_WHOLE
+                 : trail_spell(kc, trails, common.made, common.won_round, root, pl->room, pl->deadline,
+                               counts, res);
+    }
+    for (i = 0; i < common.made; i++)
+        trail_free(&common.threads[i].trail);
     free(common.threads);
     if (common.team.n)
         team_free(&common.team);
     return proved;
+}
+
+int layered_proof(const fcs_codec *kc, const proof_limits *pl, int resumed, const fcs_pos *root, fcs_counts *counts,
+                  fcs_result *res, int *limit)
+{
+    proof_limits again = *pl;
+    if (proof_pass(kc, pl, resumed, pl->room * PROOF_TRAIL, root, counts, res, limit))
+        return 1;
+    if (*limit != TRAIL_NOT_WHOLE)
+        return 0;
+    /* The deal is won: prove it again from the root, with the whole trail
+       (no checkpoints: the first proof's went when it won). */
+    again.checkpoint = NULL;
+    again.offer = NULL;
+    if (proof_pass(kc, &again, 0, UINT64_MAX, root, counts, res, limit) || *limit == TRAIL_NOT_WHOLE)
+        *limit = FCS_LIMIT_DISK; /* its trail failed on disk (it cannot prove what the first proof found won) */
+    return 0;
 }

@@ -34,15 +34,16 @@ typedef struct {
 } proof_limits;
 
 /* Visit every position reachable from root (or, when `resumed`, from the
-   checkpoint); 1 when it did, which proves the deal unsolvable.  0 on a
-   limit (*limit says which: FCS_LIMIT_THREADS when it stopped, its
-   checkpoint saved, to go on with the threads it is offered) or on
-   reaching a won position (*limit 0: a win it cannot spell out, as it
-   keeps no paths).  Counts what it visits and expands in *counts (its
-   phase FCS_LAYERED_PROOF), and saves and loads them with its checkpoints.
-   The checkpoint file goes when it returns, but for FCS_LIMIT_THREADS. */
+   checkpoint); 1 when it did, which proves the deal unsolvable.  Else 0:
+   on reaching a won position, with *limit 0 and the win spelled out in res
+   (FCS_SOLVED, from its trail: trail.h), or on a limit (*limit says which:
+   FCS_LIMIT_THREADS when it stopped, its checkpoint saved, to go on with
+   the threads it is offered).  Counts what it visits and expands in
+   *counts (its phase FCS_LAYERED_PROOF), and saves and loads them with its
+   checkpoints.  The checkpoint file goes when it returns, but for
+   FCS_LIMIT_THREADS. */
 int layered_proof(const fcs_codec *kc, const proof_limits *pl, int resumed, const fcs_pos *root, fcs_counts *counts,
-                  int *limit);
+                  fcs_result *res, int *limit);
 
 /* A position's layer: first how few out-of-order pairs its columns hold (a
    card on one it does not build on), then, with foundation return off, its

@@ -59,7 +59,7 @@ typedef struct {
     int arrived;
     unsigned meeting;     /* meetings held so far */
     team_totals brought, result;
-    int limit;            /* the first stop's limit (0: a win the proof cannot spell out) */
+    int limit;            /* the first stop's limit (0: a win, which the trail spells out) */
 } proof_team;
 
 /* A team of n threads (1 to FCS_MAX_THREADS); 0 when out of memory

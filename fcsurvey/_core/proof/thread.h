@@ -7,6 +7,7 @@
 #include "proof.h"
 #include "spill.h"
 #include "team.h"
+#include "trail.h"
 
 struct proof_common;
 
@@ -40,6 +41,7 @@ typedef struct {
     int id; /* this thread's, and its shard's, number */
     proof_store store;
     proof_child *kids; /* PROOF_BATCH + FCS_MAX_MOVES */
+    proof_trail trail; /* its part of the trail (trail.h) */
     int n_kids;
     uint64_t from;     /* the bucket of the current layer where its next entry is looked for */
     uint64_t expanded; /* by this thread (thread 0: and by the solve before the proof) */
@@ -70,6 +72,10 @@ typedef struct proof_common {
     double started, saved, gap; /* when the proof began, last saved; how long until the next save */
     proof_offer offer;          /* the threads it is offered */
     uint64_t visited, most, most_higher; /* in the layer's groups so far, for FCS_PROOF_TRACE */
+    trail_shared trail;
+    uint32_t round;       /* the round under way, counted from 1 (the trail names rounds by it) */
+    _Atomic int won;      /* a thread reached a won position ... */
+    uint32_t won_round;   /* ... in this round */
 } proof_common;
 
 /* Where a child's layer is kept: the current one grows only as its part. */
