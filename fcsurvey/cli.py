@@ -422,14 +422,17 @@ SOLUTION_TOKENS_PER_LINE = 10
               help="Threads the layered proof runs on (the searches before it use one); the verdict "
                    "and, with the usual empty-column rule, the positions visited do not depend on it.")
 @click.option("--checkpoint", type=DataPath(dir_okay=False, path_type=Path), default=None, metavar="PATH",
-              help=f"Save a long layered proof's progress in PATH every {CHECKPOINT_EVERY_S / 60:g} minutes; the same command "
-                   "run again goes on from it.  PATH goes when the solve ends.")
+              help="Save a long layered proof's progress in PATH; the same command run again goes on "
+                   "from it.  PATH goes when the solve ends.")
+@click.option("--checkpoint-every", type=click.FloatRange(min=0, min_open=True), default=CHECKPOINT_EVERY_S,
+              show_default=True, metavar="SECONDS",
+              help="With --checkpoint: save at most this often (a save also waits 20 times its own length).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--show", is_flag=True, help="Print the board after every move of the solution.")
 @click.pass_context
 def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], max_states: int,
-          timeout: Optional[float], threads: int, checkpoint: Optional[Path], as_json: bool, show: bool,
-          **opts: Any) -> None:
+          timeout: Optional[float], threads: int, checkpoint: Optional[Path], checkpoint_every: float,
+          as_json: bool, show: bool, **opts: Any) -> None:
     """Solve deal NUMBER (or a board) and print the verdict and solution.
 
     A verdict is a proof: "solved" comes with a solution the rules engine
@@ -455,7 +458,8 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
         start = parse_board(board_file, rules)
     else:
         start = Position.from_deal(make_deal(number, rules))
-    result = solve_position(start, rules, limits, threads=threads, checkpoint=checkpoint)
+    result = solve_position(start, rules, limits, threads=threads, checkpoint=checkpoint,
+                            checkpoint_every=checkpoint_every)
     if as_json:
         click.echo(json.dumps({"deal": number, "rules": rules.to_dict(), **result.to_dict()}))
         ctx.exit(EXIT_FOR_STATUS[result.status])
