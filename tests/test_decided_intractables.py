@@ -13,7 +13,7 @@ from fcsurvey.replay import validate
 from fcsurvey.rules import preset
 from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
 
-from conftest import RESULTS
+from conftest import RESULTS, run_cli
 
 SAMPLES = {3: (RESULTS / "intractables" / "3cells-sample", known.INTRACTABLE_3_CELLS,
                RESULTS / "lists" / "decided-3cell-intractables.txt"),
@@ -51,3 +51,15 @@ def test_the_decided_list_says_what_the_dataset_says(cells):
     counts = {s: sum(1 for v in decided.values() if v == s) for s in (SOLVED, UNSOLVABLE, UNKNOWN)}
     assert (f"{len(decided)} deals run: {counts[SOLVED]} solved, {counts[UNSOLVABLE]} unsolvable, "
             f"{counts[UNKNOWN]} unknown") in listed.read_text()
+
+
+def test_a_solved_intractable_replays_in_fcsurvey_check(tmp_path):
+    # 3-cell deal 1350656701, intractable in FreeCell Pro's survey, checked as a user would.
+    rows = store.read(SAMPLES[3][0], columns=["deal", "status", "solution"]).to_pylist()
+    (won,) = [r for r in rows if r["deal"] == 1350656701]
+    assert won["status"] == SOLVED
+    solution = tmp_path / "1350656701.sol"
+    solution.write_text(won["solution"])
+    result = run_cli("check", "1350656701", "--cells", "3", "--solution-file", solution)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("valid: ")
