@@ -149,7 +149,7 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     that cannot be made only means no checkpoints.
 
     ``checkpoint`` names the file itself instead (one long solve run by hand, rerun by the
-    same command): one there must be a checkpoint of this very solve, or
+    same command): a file already there must be a checkpoint of this very solve, or
     :class:`SolverError` says so before any work, as taking or overwriting it would lose
     another proof's progress.
 
@@ -185,7 +185,7 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
                               "rules or build, or not a checkpoint): remove it or give another path")
         saving = (str(checkpoint), tag, checkpoint_every)
     with contextlib.ExitStack() as scratch:
-        if saving[0] is None and checkpoints is None and offer is not None:  # taking an offer, a proof goes on from a checkpoint
+        if saving[0] is None and checkpoints is None and offer is not None:  # an offer goes on from a checkpoint
             checkpoints, checkpoint_every = Path(scratch.enter_context(tempfile.TemporaryDirectory())), math.inf
         if checkpoints is not None:
             tag = checkpoint_tag(position, rules)

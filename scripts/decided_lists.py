@@ -60,7 +60,8 @@ def main() -> None:
         f"{counts[UNKNOWN]} unknown; {len(listed) - len(rows):,} of the list not run.",
         "# deal status limit positions wall_seconds",
     ]
-    lines += [f"{deal} {s} {limit} {states} {seconds:.1f}" for deal, (s, limit, states, seconds) in sorted(rows.items())]
+    lines += [f"{deal} {status} {limit} {states} {seconds:.1f}"
+              for deal, (status, limit, states, seconds) in sorted(rows.items())]
     args.out.write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out}: {len(rows)} deals")
 

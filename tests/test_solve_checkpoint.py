@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from fcsurvey import solver
+from fcsurvey.deals import deal
+from fcsurvey.engine import Position
 from fcsurvey.limits import Limits, SolverError
 from fcsurvey.rules import preset
 from fcsurvey.schema import UNSOLVABLE
@@ -96,8 +98,7 @@ def test_the_api_file_resumes_a_checkpoint_the_directory_api_saved(tmp_path, mon
     # One format: a checkpoint a survey's proof saved is taken by a solve given its file.
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     rules = preset("freecell", cells=CELLS)
-    saved = solver.checkpoint_path(tmp_path / "proofs", solver.Position.from_deal(solver.make_deal(NUMBER, rules)),
-                                   rules)
+    saved = solver.checkpoint_path(tmp_path / "proofs", Position.from_deal(deal(NUMBER, rules)), rules)
     kill_mid_proof(saved, NUMBER, f"preset('freecell', cells={CELLS})", ROOM)
     result = solver.solve(NUMBER, rules, Limits(max_states=ROOM), checkpoint=saved)
     assert (result.status, result.resumed, result.states) == (UNSOLVABLE, True, golden_states(GOLDEN))
