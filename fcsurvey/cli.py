@@ -27,7 +27,7 @@ from .replay import validate, walk
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
 from .limits import DEFAULT_LENGTH, DEFAULT_MAX_STATES, OPTIMAL_LENGTH, SHORT_LENGTH, Limits, SolverError
 from .schema import SOLVED, UNKNOWN, UNSOLVABLE
-from .solver import MAX_THREADS, solve_position
+from .solver import CHECKPOINT_EVERY_S, MAX_THREADS, solve_position
 from .known import CLAIMS, TIERS, ClaimError
 from .report import BINARY_FORMATS, FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError, check as check_dataset
@@ -473,12 +473,18 @@ SOLUTION_TOKENS_PER_LINE = 10
 @click.option("--threads", type=click.IntRange(min=1, max=MAX_THREADS), default=1, show_default=True,
               help="Threads the layered proof runs on (the searches before it use one); the verdict "
                    "and, with the usual empty-column rule, the positions visited do not depend on it.")
+@click.option("--checkpoint", type=DataPath(dir_okay=False, path_type=Path), default=None, metavar="PATH",
+              help="Save a long layered proof's progress in PATH; the same command run again goes on "
+                   "from it.  PATH goes when the solve ends.")
+@click.option("--checkpoint-every", type=click.FloatRange(min=0, min_open=True), default=CHECKPOINT_EVERY_S,
+              show_default=True, metavar="SECONDS",
+              help="With --checkpoint: save at most this often (a save also waits 20 times its own length).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--show", is_flag=True, help="Print the board after every move of the solution.")
 @click.pass_context
 def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], max_states: int,
-          timeout: Optional[float], short: bool, optimal: bool, threads: int, as_json: bool, show: bool,
-          **opts: Any) -> None:
+          timeout: Optional[float], short: bool, optimal: bool, threads: int, checkpoint: Optional[Path],
+          checkpoint_every: float, as_json: bool, show: bool, **opts: Any) -> None:
     """Solve deal NUMBER (or a board) and print the verdict and solution.
 
     A verdict is a proof: "solved" comes with a solution the rules engine
@@ -496,6 +502,7 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
       fcsurvey solve 617 --optimal --max-states 50000000   # par: the proven fewest moves
       fcsurvey solve 1706 --cells 1 --max-states 50000 --threads 2   # a proof on 2 threads
       fcsurvey solve --board-file position.txt
+      fcsurvey solve 798194 --cells 0 --checkpoint 798194.proof   # rerun to resume
     """
     if (number is None) == (board_file is None):
         raise click.UsageError("give a deal NUMBER or --board-file, not both or neither")
@@ -505,7 +512,8 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
         start = parse_board(board_file, rules)
     else:
         start = Position.from_deal(make_deal(number, rules))
-    result = solve_position(start, rules, limits, threads=threads)
+    result = solve_position(start, rules, limits, threads=threads, checkpoint=checkpoint,
+                            checkpoint_every=checkpoint_every)
     if as_json:
         click.echo(json.dumps({"deal": number, "rules": rules.to_dict(), **result.to_dict()}))
         ctx.exit(EXIT_FOR_STATUS[result.status])
@@ -513,7 +521,7 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
     click.echo(f"{name} ({rules.describe()}): {result.status}"
                + (f" ({result.limit} limit)" if result.limit else ""))
     click.echo(f"positions: {result.states:,} stored, {result.expanded:,} expanded; "
-               f"time: {result.elapsed_s:.3f} s")
+               f"time: {result.elapsed_s:.3f} s" + (" (went on from the checkpoint)" if result.resumed else ""))
     if result.solution is not None:
         click.echo(f"moves: {result.moves} ({result.atomic_moves} single-card moves)")
         if limits.length == OPTIMAL_LENGTH:

@@ -84,7 +84,21 @@ UNSOLVABLE_3_CELLS = DealList(
 SOLVABLE_0_CELLS = DealList(
     "solvable-0cells-1-32000.txt",
     f"{PRINGLE_32000}; agrees with github.com/shlomif/freecell-pro-0fc-deals")
-LISTS = (IMPOSSIBLE_4_CELLS, IMPOSSIBLE_5_CELLS, UNSOLVABLE_3_CELLS, SOLVABLE_0_CELLS)
+FCP_3_CELLS = "github.com/shlomif/freecell-pro-3fc-deals--split (commit e53651d, 2020-10-07)"
+FCP_0_CELLS = "github.com/shlomif/freecell-pro-0fc-deals (commit a725167, 2026-03-19)"
+FCS_2_CELLS = "fc-solve docs/2_freecells-Report-for-first-400K-deals (github.com/shlomif/fc-solve)"
+IMPOSSIBLE_3_CELLS = DealList(
+    "impossible-3cells-1-9999999.txt.gz", f"{FCP_3_CELLS}, Imp3/000XXXXXXX.txt")
+INTRACTABLE_3_CELLS = DealList(
+    "intractable-3cells-1-8589934591.txt.gz", f"{FCP_3_CELLS}, Int3.txt")
+#: The 0-cell lists are cut from the published logs (a ``S`` or ``Int`` line a deal, deals
+#: not listed impossible): the ``Int`` deals of every log, and the ``S`` deals up to 1,000,000.
+INTRACTABLE_0_CELLS = DealList(
+    "intractable-0cells-1-8589934591.txt.gz", f"{FCP_0_CELLS}, the Int lines of 0fc-logs/*.log.txt")
+SOLVABLE_0_CELLS_1M = DealList(
+    "solvable-0cells-1-1000000.txt", f"{FCP_0_CELLS}, the S lines of 0fc-logs/00.log.txt up to 1,000,000")
+LISTS = (IMPOSSIBLE_4_CELLS, IMPOSSIBLE_5_CELLS, UNSOLVABLE_3_CELLS, SOLVABLE_0_CELLS, IMPOSSIBLE_3_CELLS,
+         INTRACTABLE_3_CELLS, INTRACTABLE_0_CELLS, SOLVABLE_0_CELLS_1M)
 
 
 @dataclass(frozen=True)
@@ -180,6 +194,16 @@ FREECELL = PRESETS["freecell"]
 #: needs 14.7 million states, 2-cell deal 209 22.4 million).  About 4 GiB a worker at most.
 DEEP_STATES = 50_000_000
 
+#: The only deal of its survey the record left undecided, by free cells: the record's counts
+#: over these ranges hold for every other deal (``_but``).
+RECORD_HOLES = {0: 798194, 2: 384243, 3: 138026}
+
+
+def _but(first: int, last: int, hole: int) -> DealSet:
+    """Deals ``first``-``last`` without ``hole``."""
+    return _span(first, last) - _span(hole, hole)
+
+
 CLAIMS: Tuple[Claim, ...] = (
     Claim("4cells-1-32000", "4 free cells: of deals 1-32,000 only 11982 is unsolvable",
           FREECELL, _span(1, 32_000), ExactDeals(UNSOLVABLE, IMPOSSIBLE_4_CELLS),
@@ -242,6 +266,17 @@ CLAIMS: Tuple[Claim, ...] = (
           FREECELL.replace(foundation_return=True),
           DealSet((n, n) for n in IMPOSSIBLE_4_CELLS.within(_span(1, 100_000_000))), Count(SOLVED, 69),
           RULES_PAGE, FULL, DEEP_STATES),
+    Claim("0cells-1-1000000", f"0 free cells: of deals 1-1,000,000 but {RECORD_HOLES[0]}, the 2,174 listed "
+          "are exactly the solvable ones",
+          preset("freecell", cells=0), _but(1, 1_000_000, RECORD_HOLES[0]), ExactDeals(SOLVED, SOLVABLE_0_CELLS_1M),
+          SOLVABLE_0_CELLS_1M.source, FULL, DEEP_STATES),
+    Claim("2cells-1-400000", f"2 free cells: of deals 1-400,000 but {RECORD_HOLES[2]}, 82,126 are unsolvable",
+          preset("freecell", cells=2), _but(1, 400_000, RECORD_HOLES[2]), Count(UNSOLVABLE, 82_126),
+          f"{FCS_2_CELLS} (6,619 + 3,698 + 10,225 + 61,584 impossible)", FULL, DEEP_STATES),
+    Claim("3cells-1-1000000", f"3 free cells: of deals 1-1,000,000 but {RECORD_HOLES[3]}, the 6,398 listed "
+          "are exactly the unsolvable ones",
+          preset("freecell", cells=3), _but(1, 1_000_000, RECORD_HOLES[3]), ExactDeals(UNSOLVABLE, IMPOSSIBLE_3_CELLS),
+          IMPOSSIBLE_3_CELLS.source, FULL, DEEP_STATES),
     # agrees with the counts of the 0- to 4-cell claims over 1-32,000 (tests/test_known.py), but
     # is checked by one --difficulty survey, and deal by deal
     Claim("min-cells-1-32000", "4 free cells: the fewest free cells that win deals 1-32,000 are "

@@ -136,7 +136,7 @@ def _checkpoint_file(checkpoints: Path, tag: bytes) -> Path:
 
 def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
                    *, replay: bool = True, checkpoints: Optional[Path] = None,
-                   checkpoint_every: float = CHECKPOINT_EVERY_S,
+                   checkpoint: Optional[Path] = None, checkpoint_every: float = CHECKPOINT_EVERY_S,
                    phases: Sequence[str] = PHASES, threads: int = 1,
                    offer: Optional[Union[str, Path]] = None,
                    on_threads: Optional[Callable[[int], None]] = None) -> Result:
@@ -153,6 +153,11 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     position under the same rules and build goes on from it (``resumed``) and reaches the
     same verdict with the same counts.  The file goes when the proof returns.  A directory
     that cannot be made only means no checkpoints.
+
+    ``checkpoint`` names the file itself instead (one long solve run by hand, rerun by the
+    same command): a file already there must be a checkpoint of this very solve, or
+    :class:`SolverError` says so before any work, as taking or overwriting it would lose
+    another proof's progress.
 
     ``phases`` (see :data:`PHASES`) runs only some of the solve.  Run apart, the two give
     the counts of one whole solve between them, resumed or not: the proof alone resumes
@@ -177,8 +182,16 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     if longest > MAX_DEALT_COLUMN:
         raise SolverError(f"a column holds {longest} cards; the solver takes at most {MAX_DEALT_COLUMN}")
     saving: Tuple[Any, ...] = (None, b"", 0.0)
+    if checkpoint is not None:
+        if checkpoints is not None:
+            raise SolverError("give a checkpoint file or a checkpoints directory, not both")
+        tag = checkpoint_tag(position, rules)
+        if os.path.lexists(checkpoint) and not _fccore.checkpoint_matches(str(checkpoint), tag):
+            raise SolverError(f"{str(checkpoint)!r} is not a checkpoint of this solve (another deal, "
+                              "rules or build, or not a checkpoint): remove it or give another path")
+        saving = (str(checkpoint), tag, checkpoint_every)
     with contextlib.ExitStack() as scratch:
-        if checkpoints is None and offer is not None:  # taking an offer, a proof goes on from a checkpoint
+        if saving[0] is None and checkpoints is None and offer is not None:  # an offer goes on from a checkpoint
             checkpoints, checkpoint_every = Path(scratch.enter_context(tempfile.TemporaryDirectory())), math.inf
         if checkpoints is not None:
             tag = checkpoint_tag(position, rules)
@@ -223,13 +236,13 @@ def _core_solve(position: Position, rules: Rules, limits: Limits, phases: Sequen
 
 def solve(deal: Union[int, Deal], rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
           *, replay: bool = True, checkpoints: Optional[Path] = None,
-          checkpoint_every: float = CHECKPOINT_EVERY_S, phases: Sequence[str] = PHASES,
-          threads: int = 1, offer: Optional[Union[str, Path]] = None,
+          checkpoint: Optional[Path] = None, checkpoint_every: float = CHECKPOINT_EVERY_S,
+          phases: Sequence[str] = PHASES, threads: int = 1, offer: Optional[Union[str, Path]] = None,
           on_threads: Optional[Callable[[int], None]] = None) -> Result:
     """Solve a deal number (dealt under ``rules``) or an already dealt layout."""
     layout = deal if isinstance(deal, Deal) else make_deal(deal, rules)
     return solve_position(Position.from_deal(layout), rules, limits, replay=replay, checkpoints=checkpoints,
-                          checkpoint_every=checkpoint_every, phases=phases, threads=threads,
+                          checkpoint=checkpoint, checkpoint_every=checkpoint_every, phases=phases, threads=threads,
                           offer=offer, on_threads=on_threads)
 
 

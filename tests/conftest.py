@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import pytest
 from hypothesis import strategies as st
@@ -224,7 +224,13 @@ def kill_mid_proof(saved: Path, number: int, rules: str, room: int,
             "from fcsurvey.solver import solve; "
             f"solve({number}, {rules}, Limits(max_states={room}), checkpoints={str(saved.parent)!r}, "
             f"checkpoint_every=0.05, phases={tuple(phases)!r}, threads={threads})")
-    proc = subprocess.Popen([sys.executable, "-c", code])
+    kill_once_saved([sys.executable, "-c", code], saved)
+
+
+def kill_once_saved(command: Sequence[str], saved: Path) -> None:
+    """Run ``command`` (a proof saving checkpoints at ``saved`` every 50 ms) and kill it well
+    into the layered proof (its checkpoint past a megabyte)."""
+    proc = subprocess.Popen(list(command))
     deadline = time.monotonic() + 60
     while not (saved.exists() and saved.stat().st_size > 1_000_000):
         assert proc.poll() is None and time.monotonic() < deadline, "no checkpoint while it ran"

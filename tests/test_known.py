@@ -12,7 +12,8 @@ import pytest
 
 from fcsurvey import known
 from fcsurvey.dealset import DealSet
-from fcsurvey.known import (CLAIMS, IMPOSSIBLE_4_CELLS, IMPOSSIBLE_5_CELLS, LISTS, SOLVABLE_0_CELLS, TIERS,
+from fcsurvey.known import (CLAIMS, IMPOSSIBLE_3_CELLS, IMPOSSIBLE_4_CELLS, IMPOSSIBLE_5_CELLS, INTRACTABLE_0_CELLS,
+                            INTRACTABLE_3_CELLS, LISTS, SOLVABLE_0_CELLS, SOLVABLE_0_CELLS_1M, TIERS,
                             UNSOLVABLE_3_CELLS, ClaimError, Count, ExactDeals, MinCellsCounts, WinRate)
 from fcsurvey.rules import PRESETS
 from fcsurvey.schema import SOLVED, UNSOLVABLE
@@ -28,6 +29,11 @@ PUBLISHED_SHA256 = {
     "impossible-5cells-1-8589934591.txt": "93409b3107510963ddf05c8dca37c2f167c69a3ea775dd97c403bc167fd979de",
     "unsolvable-3cells-1-32000.txt": "71e1cb1b63e19b1535f076c90bdf574c63ac1cbc28ca04847738676539f746e1",
     "solvable-0cells-1-32000.txt": "87dcc7d3ab87ceee047157d010d12400201714d6ae4acf44950412579c60622c",
+    "impossible-3cells-1-9999999.txt": "a66c81b17eea7ec1e4d0ea8aad5eaa755ff7eeaba0075b2afb4db706d5934c5b",
+    "intractable-3cells-1-8589934591.txt": "8cc93cb2c32f5395e3974dc2a6a90f0ec845f2b4473596f6640d1035b1107193",
+    # cut from the 0-cell logs (known.py): pinned as cut
+    "intractable-0cells-1-8589934591.txt": "a970ae85ad1948a7d16652e35e589b85149bdc6978623d9583576765b09b6856",
+    "solvable-0cells-1-1000000.txt": "39d3f76704b57cc821d8fd051b646208e4dec5a0a093762de563e971b925f0e6",
 }
 
 
@@ -41,7 +47,7 @@ def test_shipped_lists_are_the_published_files(deal_list):
     published = deal_list.file.removesuffix(".gz")
     data = shipped_bytes(deal_list)
     assert hashlib.sha256(data).hexdigest() == PUBLISHED_SHA256[published]
-    if SHARED.is_dir():
+    if (SHARED / published).is_file():
         assert data == (SHARED / published).read_bytes()
     assert deal_list.numbers() == tuple(int(line) for line in data.decode().splitlines())
 
@@ -58,6 +64,37 @@ def test_list_sizes_and_the_counts_derived_from_them():
     for deal_list in LISTS:
         numbers = deal_list.numbers()
         assert list(numbers) == sorted(set(numbers))
+
+
+def test_the_freecell_pro_lists_agree_with_the_record_and_each_other():
+    # The counts the issue quotes, and the record's three holes, each listed intractable.
+    intractable_3, intractable_0 = INTRACTABLE_3_CELLS.numbers(), INTRACTABLE_0_CELLS.numbers()
+    assert (len(intractable_3), len(intractable_0)) == (78_323, 174_390)
+    assert INTRACTABLE_3_CELLS.within(DealSet([(1, 1_000_000)])) == (known.RECORD_HOLES[3],)
+    assert INTRACTABLE_0_CELLS.within(DealSet([(1, 1_000_000)])) == (known.RECORD_HOLES[0],)
+    assert len(IMPOSSIBLE_3_CELLS.within(DealSet([(1, 1_000_000)]))) == 6_398
+    assert len(SOLVABLE_0_CELLS_1M.numbers()) == 2_174
+    # Within 1-32,000 they are Pringle's lists exactly.
+    assert IMPOSSIBLE_3_CELLS.within(DealSet([(1, 32_000)])) == UNSOLVABLE_3_CELLS.numbers()
+    assert SOLVABLE_0_CELLS_1M.within(DealSet([(1, 32_000)])) == SOLVABLE_0_CELLS.numbers()
+    # An intractable deal is in no verdict list, and every 4-cell impossible deal is 3-cell impossible.
+    assert not set(intractable_3) & set(IMPOSSIBLE_3_CELLS.numbers())
+    assert not set(intractable_0) & set(SOLVABLE_0_CELLS_1M.numbers())
+    assert set(IMPOSSIBLE_4_CELLS.within(DealSet([(1, 9_999_999)]))) <= set(IMPOSSIBLE_3_CELLS.numbers())
+
+
+def test_the_counts_the_named_deals_complete_leave_each_out():
+    for claim_id, cells, deals, expected in (("0cells-1-1000000", 0, 1_000_000, 2_174),
+                                             ("3cells-1-1000000", 3, 1_000_000, 6_398),
+                                             ("2cells-1-400000", 2, 400_000, 82_126)):
+        claim = known.get(claim_id)
+        hole = known.RECORD_HOLES[cells]
+        assert claim.rules.cells == cells and claim.tier == known.FULL and len(claim.deals) == deals - 1
+        assert hole not in claim.deals and str(hole) in claim.statement
+        counted = (claim.expected.count if isinstance(claim.expected, Count)
+                   else len(claim.expected.within(claim.deals)))
+        assert counted == expected
+    assert known.get("2cells-1-400000").expected == Count(UNSOLVABLE, 6_619 + 3_698 + 10_225 + 61_584)
 
 
 def test_every_deal_unsolvable_with_more_cells_is_unsolvable_with_fewer():

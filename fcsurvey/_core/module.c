@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "deal.h"
+#include "proof/checkpoint.h"
 #include "search.h"
 
 static const char *const LIMIT_NAMES[] = {NULL, "states", "time", "memory", "disk", "threads"};
@@ -317,6 +318,26 @@ static PyObject *py_deal_range_checksum(PyObject *self, PyObject *args)
     return PyLong_FromUnsignedLongLong(sum);
 }
 
+/* Whether a file is a whole checkpoint with this tag: so that a solve given a
+   checkpoint of another deal, rules or build refuses it rather than overwrite it. */
+static PyObject *py_checkpoint_matches(PyObject *self, PyObject *args)
+{
+    const char *path, *tag;
+    Py_ssize_t tag_len;
+    int ok;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "sy#", &path, &tag, &tag_len))
+        return NULL;
+    if (tag_len != FCS_CHECKPOINT_TAG) {
+        PyErr_Format(PyExc_ValueError, "a checkpoint needs a tag of %d bytes", FCS_CHECKPOINT_TAG);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    ok = checkpoint_matches(path, (const uint8_t *)tag);
+    Py_END_ALLOW_THREADS
+    return PyBool_FromLong(ok);
+}
+
 static PyMethodDef methods[] = {
     {"shuffled_deck", py_shuffled_deck, METH_O,
      "shuffled_deck(number) -> bytes: the 52 cards in dealing order."},
@@ -326,6 +347,8 @@ static PyMethodDef methods[] = {
      "solve(rules, columns, cells, foundations, max_states, timeout, phases[, checkpoint, tag, every, threads, offer, "
      "offer_every, length]) -> dict; length: LENGTH_DEFAULT, LENGTH_SHORT (a beam search for a shorter line) or LENGTH_OPTIMAL (A*: par); phases: PHASE_SEARCH | PHASE_PROOF; threads: the layered proof's (checkpoint may be "
      "None); offer: the file of the threads it is offered (with a checkpoint only), read every offer_every seconds."},
+    {"checkpoint_matches", py_checkpoint_matches, METH_VARARGS,
+     "checkpoint_matches(path, tag) -> bool: whether path is a whole checkpoint with this tag."},
     {"legal_moves", py_legal_moves, METH_VARARGS,
      "legal_moves(rules, columns, cells, foundations, single_only[, skip_built]) -> "
      "[(src_kind, src, dst_kind, dst, count)]; kinds 0 column, 1 cell, 2 foundation; "

@@ -1,0 +1,118 @@
+"""``fcsurvey solve --checkpoint PATH`` and ``solve(..., checkpoint=PATH)``: a long proof run by
+hand, killed, goes on from its checkpoint when the same command is run again, with the counts of
+an uninterrupted run; a checkpoint of another solve is refused, not used and not overwritten."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from fcsurvey import solver
+from fcsurvey.deals import deal
+from fcsurvey.engine import Position
+from fcsurvey.limits import Limits, SolverError
+from fcsurvey.rules import preset
+from fcsurvey.schema import UNSOLVABLE
+
+from conftest import golden_expanded, golden_states, kill_once_saved, kill_mid_proof, run_cli
+
+#: 1-cell deal 1706 with room for 50,000: a layered proof of a few seconds.
+NUMBER, CELLS, ROOM = 1706, 1, 50_000
+GOLDEN = "deal 1706, 1 cell, max_states 50000"
+SOLVE = ("solve", str(NUMBER), "--cells", str(CELLS), "--max-states", str(ROOM), "--json")
+
+
+def killed_cli_solve(saved: Path) -> None:
+    """The CLI's solve of deal 1706, saving at ``saved`` every 50 ms, killed mid-proof."""
+    kill_once_saved([sys.executable, "-m", "fcsurvey", *SOLVE, "--checkpoint", str(saved),
+                     "--checkpoint-every", "0.05"], saved)
+
+
+def test_a_killed_cli_solve_rerun_goes_on_with_the_counts_of_one_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    saved = tmp_path / "1706.proof"
+    killed_cli_solve(saved)
+    resumed = run_cli(*SOLVE, "--checkpoint", saved)
+    fresh = run_cli(*SOLVE)
+    assert (resumed.returncode, fresh.returncode) == (1, 1), resumed.stderr + fresh.stderr
+    again, once = json.loads(resumed.stdout), json.loads(fresh.stdout)
+    assert (again["status"], again["resumed"], once["resumed"]) == (UNSOLVABLE, True, False)
+    # Nothing lost, nothing visited twice; the searches' counts come back from the checkpoint.
+    assert (again["states"], again["expanded"]) == (once["states"], once["expanded"]) == (
+        golden_states(GOLDEN), golden_expanded(GOLDEN))
+    assert again["phase_counts"]["layered_proof"]["states"] == once["phase_counts"]["layered_proof"]["states"]
+    assert not saved.exists()  # a verdict takes its checkpoint away
+
+
+def test_the_text_verdict_says_it_went_on_from_the_checkpoint(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    saved = tmp_path / "1706.proof"
+    killed_cli_solve(saved)
+    resumed = run_cli(*SOLVE[:-1], "--checkpoint", saved)
+    assert resumed.returncode == 1, resumed.stderr
+    counts = resumed.stdout.splitlines()[1]
+    assert counts.startswith(f"positions: {golden_states(GOLDEN):,} stored, {golden_expanded(GOLDEN):,} expanded; ")
+    assert counts.endswith(" s (went on from the checkpoint)")
+
+
+@pytest.mark.parametrize("other", [
+    ("solve", "27", "--cells", "1"),  # another deal
+    ("solve", str(NUMBER), "--cells", "2"),  # other rules
+    ("solve", str(NUMBER), "--cells", "1", "--build", "suit"),
+])
+def test_a_checkpoint_of_another_solve_is_refused_and_kept(tmp_path, monkeypatch, other):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    saved = tmp_path / "1706.proof"
+    killed_cli_solve(saved)
+    before = saved.read_bytes()
+    result = run_cli(*other, "--checkpoint", saved)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("Error: ") and len(result.stderr.splitlines()) == 1, result.stderr
+    assert "is not a checkpoint of this solve" in result.stderr
+    assert saved.read_bytes() == before  # neither used nor overwritten
+
+
+def test_a_checkpoint_of_another_build_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    saved = tmp_path / "1706.proof"
+    rules = preset("freecell", cells=CELLS)
+    killed_cli_solve(saved)
+    monkeypatch.setattr(solver, "_build_id", lambda: b"another build of the core")
+    with pytest.raises(SolverError, match="is not a checkpoint of this solve"):
+        solver.solve(NUMBER, rules, Limits(max_states=ROOM), checkpoint=saved)
+
+
+def test_a_file_that_is_no_checkpoint_is_refused(tmp_path):
+    saved = tmp_path / "notes.txt"
+    saved.write_text("not a proof\n")
+    result = run_cli("solve", "27", "--cells", "1", "--checkpoint", saved)
+    assert result.returncode == 2 and result.stderr.startswith("Error: ")
+    assert len(result.stderr.splitlines()) == 1
+    assert saved.read_text() == "not a proof\n"
+
+
+def test_the_api_file_resumes_a_checkpoint_the_directory_api_saved(tmp_path, monkeypatch):
+    # One format: a checkpoint a survey's proof saved is taken by a solve given its file.
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    rules = preset("freecell", cells=CELLS)
+    saved = solver.checkpoint_path(tmp_path / "proofs", Position.from_deal(deal(NUMBER, rules)), rules)
+    kill_mid_proof(saved, NUMBER, f"preset('freecell', cells={CELLS})", ROOM)
+    result = solver.solve(NUMBER, rules, Limits(max_states=ROOM), checkpoint=saved)
+    assert (result.status, result.resumed, result.states) == (UNSOLVABLE, True, golden_states(GOLDEN))
+    assert not saved.exists()
+
+
+def test_a_checkpoint_file_and_directory_together_are_refused(tmp_path):
+    with pytest.raises(SolverError, match="not both"):
+        solver.solve(27, preset("freecell", cells=1), Limits(max_states=10_000), checkpoint=tmp_path / "a.proof",
+                     checkpoints=tmp_path)
+
+
+@pytest.mark.parametrize("every", ["0", "-1", "x"])
+def test_a_bad_checkpoint_interval_is_one_error_line(every):
+    result = run_cli("solve", "1", "--checkpoint-every", every)
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith("Error: ") and "--checkpoint-every" in result.stderr
