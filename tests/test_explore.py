@@ -66,18 +66,3 @@ def test_the_rules_page_claim_counts_the_winnable_among_the_1282():
     assert claim.tier == known.FULL and claim.rules == explore.FOUNDATION_RETURN
     assert len(claim.deals) == 1_282 and claim.expected == Count(SOLVED, 69)
     assert claim.deals == DealSet((n, n) for n in explore.explore_deals(None, explore.below("100M")))
-
-
-@pytest.mark.parametrize("args, message", [
-    (("--range", "10M"), "Error: --range picks the deals of --explore: give --explore too\n"),
-    (("--explore", "foundation-return", "--range", "10M", "--tier", "full"),
-     "Error: --range and --tier both pick the deals of --explore: give one\n"),
-    (("--explore", "foundation-return", "--deals", "1-10", "--range", "10M", "--tier", "full"),
-     "Error: --deals, --range and --tier all pick the deals of --explore: give one\n"),
-    (("--explore", "foundation-return", "--range", "5M"), None),
-])
-def test_explore_ranges_that_make_no_sense_are_one_error_line(capsys, tmp_path, args, message):
-    code, out, err = cli(capsys, "verify", "--cache", tmp_path, *args)
-    assert code == 2 and not out and err.count("\n") == 1 and err.startswith("Error: ")
-    assert message is None or err == message
-    assert list(tmp_path.iterdir()) == []

@@ -375,6 +375,12 @@ def test_explore_of_a_range_from_the_command_line(capsys, tmp_path):
      "Error: no deal of 1-11981 is unsolvable with 4 cells; --explore re-solves only those ("
      + known.IMPOSSIBLE_4_CELLS.source + ")\n"),
     (("--explore", "foundation-return", "--deals", "12-x"), None),
+    (("--range", "10M"), "Error: --range picks the deals of --explore: give --explore too\n"),
+    (("--explore", "foundation-return", "--range", "10M", "--tier", "full"),
+     "Error: --range and --tier both pick the deals of --explore: give one\n"),
+    (("--explore", "foundation-return", "--deals", "1-10", "--range", "10M", "--tier", "full"),
+     "Error: --deals, --range and --tier all pick the deals of --explore: give one\n"),
+    (("--explore", "foundation-return", "--range", "5M"), None),
 ])
 def test_explore_deals_that_make_no_sense_are_one_error_line(capsys, tmp_path, args, message):
     code, out, err = cli(capsys, "verify", "--cache", tmp_path, *args)
