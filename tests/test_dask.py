@@ -210,3 +210,18 @@ def test_a_running_scheduler_and_its_workers_serve_scheduler(distributed, tmp_pa
         stop(workers)  # before the scheduler, or they wait for it to come back
         stop([scheduler])
     assert data(out).equals(local_2000.slice(0, 300))
+
+
+def test_the_cluster_simulation_prints_overhead_and_memory(distributed):
+    """scripts/sim_dask.py, a few tasks: the real survey loop on a scheduler process and
+    worker processes, and each of its figures printed."""
+    script = Path(__file__).resolve().parent.parent / "scripts" / "sim_dask.py"
+    run = subprocess.run([sys.executable, str(script), "--tasks", "40", "--workers", "1"],
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("40 one-deal tasks on a scheduler process and 1 one-thread worker processes:")
+    assert [line.split(":")[0] for line in lines[1:]] == [
+        "overhead a task", "client CPU a task (survey loop, chunk log)", "scheduler CPU a task",
+        "client memory", "scheduler memory"]
+    assert "peak" in lines[-2] and "peak" in lines[-1]
