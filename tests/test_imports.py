@@ -207,3 +207,12 @@ def test_the_public_api_works_from_the_package_alone():
     assert sorted(fcsurvey.__all__) == sorted(n for n in dir(fcsurvey) if n in fcsurvey.__all__)
     with pytest.raises(AttributeError, match="module 'fcsurvey' has no attribute 'nope'"):
         fcsurvey.nope  # noqa: B018 -- the attribute access is the test
+
+
+def test_the_readme_names_every_module_of_the_package():
+    """The README's table of the package stays true: each module is in it."""
+    table = (PACKAGE.parent / "README.md").read_text().split("The Python package, `fcsurvey/`")[1]
+    table = table.split("The C core")[0]
+    missing = [p.name for p in sorted(PACKAGE.glob("*.py"))
+               if p.name not in ("__init__.py", "__main__.py", "cli.py") and f"`{p.name}`" not in table]
+    assert not missing, f"README's table of the package lacks {missing}"
