@@ -15,16 +15,17 @@ import os
 import re
 import shutil
 from pathlib import Path
-from typing import Dict, List
+from typing import Any, Dict, List
 
 import pytest
 
 import fcsurvey
 from fcsurvey import viewer
-from fcsurvey.cards import card_text
+from fcsurvey.cards import card_text, parse_card
 from fcsurvey.deals import deal
 from fcsurvey.engine import Position
 from fcsurvey.replay import walk
+from fcsurvey.rules import PRESETS
 from fcsurvey.viewer import ViewerError, Walkthrough, tableau, walkthrough
 
 from conftest import FREECELL, cli, run_cli
@@ -127,6 +128,19 @@ def test_a_given_solution_is_replayed_and_a_bad_one_refused(shown: Walkthrough) 
         walkthrough(DEAL, FREECELL, "17 99")
     with pytest.raises(ViewerError, match="not all cards are on the foundations after 85 moves"):
         walkthrough(DEAL, FREECELL, shown.moves[:-1])
+
+
+def test_a_card_back_down_from_a_foundation_is_shown_moving(shown: Walkthrough) -> None:
+    # Move 4 of deal 164's line sends the ace of diamonds home: bring it down to cell a and back.
+    ace = parse_card("AD")
+    assert shown.moves[3] == "1h" and shown.moved[3] == (ace,)
+    rules = FREECELL.replace(foundation_return=True)
+    back = walkthrough(DEAL, rules, [*shown.moves[:4], "hDa", "ah", *shown.moves[4:]])
+    assert back.moved[4:6] == ((ace,), (ace,)) and back.positions[5].cells[0] == ace
+    assert back.positions[6] == back.positions[4] == shown.positions[4]
+    assert page_data(back.html())["moves"][4:6] == [
+        {"token": "hDa", "card": "AD", "count": 1, "cards": [ace], "from": "foundation D", "to": "cell a"},
+        {"token": "ah", "card": "AD", "count": 1, "cards": [ace], "from": "cell a", "to": "foundation D"}]
 
 
 def test_an_unsolvable_deal_makes_a_page_of_the_deal_alone() -> None:
@@ -269,12 +283,26 @@ def expected_board(position: Position) -> Dict:
     return {"column": columns, "cell": cells, "foundation": sum(position.foundations)}
 
 
+def every_step(page: Any, shown: Walkthrough) -> List[Dict]:
+    """BOARD_SCRIPT's reading at every step of the page open in ``page``, each checked to be the
+    rules engine's position of that step."""
+    boards = page.evaluate(STEPS_SCRIPT.replace("BOARD_SCRIPT", BOARD_SCRIPT))
+    assert len(boards) == len(shown.positions)
+    for step, (board, position) in enumerate(zip(boards, shown.positions)):
+        assert (board["step"], board["cards"]) == (step, 52)
+        assert {k: board[k] for k in ("column", "cell", "foundation")} == expected_board(position), step
+    return boards
+
+
 def test_the_page_in_a_real_browser(shown: Walkthrough, tmp_path: Path) -> None:
     executable = chromium()
     from playwright.sync_api import sync_playwright
 
     solved = shown.write_html(tmp_path / "deal.html")
     alone = walkthrough(11982).write_html(tmp_path / "alone.html")
+    # Ten columns, two cells dealt full, a tenth column written 0 in the notation.
+    seahaven = walkthrough(1, PRESETS["seahaven-towers"])
+    other = seahaven.write_html(tmp_path / "seahaven.html")
     problems: List[str] = []
     with sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=executable, args=["--no-sandbox"])
@@ -284,17 +312,12 @@ def test_the_page_in_a_real_browser(shown: Walkthrough, tmp_path: Path) -> None:
                     if m.type in ("error", "warning") else None)
             page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
             page.on("request", lambda r: problems.append(f"request: {r.url}")
-                    if r.url not in (solved.as_uri(), alone.as_uri()) else None)
+                    if r.url not in (solved.as_uri(), alone.as_uri(), other.as_uri()) else None)
             page.goto(solved.as_uri())
             board = page.evaluate(BOARD_SCRIPT)
             assert (board["step"], board["cards"], board["inside"]) == (0, 52, 52)
             assert board["current"] == ["start"]
-            # Every step, as the right arrow key reaches it, shows the rules engine's position.
-            boards = page.evaluate(STEPS_SCRIPT.replace("BOARD_SCRIPT", BOARD_SCRIPT))
-            assert len(boards) == len(shown.positions)
-            for step, (board, position) in enumerate(zip(boards, shown.positions)):
-                assert (board["step"], board["cards"]) == (step, 52)
-                assert {k: board[k] for k in ("column", "cell", "foundation")} == expected_board(position), step
+            boards = every_step(page, shown)
             board = boards[-1]
             assert board["foundation"] == 52 and "52 of 52 cards home" in page.inner_text("#status")
             assert board["current"][0].startswith(f"86.{shown.moves[-1]}")
@@ -321,6 +344,9 @@ def test_the_page_in_a_real_browser(shown: Walkthrough, tmp_path: Path) -> None:
             assert {k: board[k] for k in ("column", "cell", "foundation")} == expected_board(
                 Position.from_deal(deal(11982)))
             assert page.is_disabled("#play") and page.is_disabled("#next")
+
+            page.goto(other.as_uri())
+            assert every_step(page, seahaven)[-1]["foundation"] == 52
         finally:
             browser.close()
     assert problems == []
