@@ -28,6 +28,7 @@ _API = {
     "validate": "replay",
     "hint": "hints", "Hint": "hints",
     "load_table": "tables", "WinnableTable": "tables",
+    "walkthrough": "viewer", "Walkthrough": "viewer",
     "read": "store",
 }
 
@@ -42,6 +43,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time __getatt
     from .solver import Result, solve, solve_board
     from .store import read
     from .tables import WinnableTable, load_table
+    from .viewer import Walkthrough, walkthrough
 
 
 def __getattr__(name: str) -> Any:

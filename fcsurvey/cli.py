@@ -38,6 +38,7 @@ from .explore import (EXPLORATIONS, RANGES, ExploreError, below, explore_deals, 
 from .summary import summarize, summary_text
 from .survey import Survey, SurveyError, default_out, plan_survey
 from .verify import CACHE_DIR, check_all, claims_text, select, table_markdown, table_text
+from .viewer import ViewerError, tableau, walkthrough
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -46,7 +47,7 @@ OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 #: Library errors that mean "the user asked for something impossible".
 BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError, NotationError, SolverError, ClaimError,
-                    ExecutorError, ReportError, ConsoleError, ExploreError, HintError)
+                    ExecutorError, ReportError, ConsoleError, ExploreError, HintError, ViewerError)
 
 
 class DealNumber(click.ParamType):
@@ -189,19 +190,25 @@ NUMBER_ARGUMENT_SETTINGS = {"ignore_unknown_options": True}
 @cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
 @click.argument("number", type=DEAL)
 @rule_options
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text: PySol/fc-solve layout, one column a line; json: columns and cells.")
+@click.option("--format", "fmt", type=click.Choice(["text", "tableau", "json"]), default="text", show_default=True,
+              help="text: PySol/fc-solve layout, one column a line (what fc-solve reads); tableau: as the "
+                   "game lays it out, free cells and foundations on top and the columns side by side; "
+                   "json: columns and cells.")
 def deal(number: int, fmt: str, **opts: Any) -> None:
     """Print the layout of deal NUMBER (1 to 8,589,934,591).
 
     \b
     Examples:
       fcsurvey deal 11982
+      fcsurvey deal 11982 --format tableau
       fcsurvey deal 617 --variant forecell
       fcsurvey deal 8589934591 --format json
     """
     rules = rules_from(opts)
     layout = make_deal(number, rules)
+    if fmt == "tableau":
+        click.echo(tableau(Position.from_deal(layout), rules))
+        return
     if fmt == "json":
         click.echo(json.dumps({
             "deal": number,
@@ -588,6 +595,59 @@ def hint(ctx: click.Context, number: Optional[int], board_file: Optional[str], p
     else:
         click.echo(found.text())
     ctx.exit(EXIT_FOR_HINT.get(found.status, 0))
+
+
+#: The options that limit the search for a solution, which a given solution makes moot.
+SEARCH_OPTIONS = ("max_states", "timeout", "short", "optimal")
+
+
+@cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
+@click.argument("number", type=DEAL, required=False)
+@click.option("--board-file", type=TEXT_FILE, default=None,
+              help="Start from the position in FILE (fc-solve/PySol board text; '-' reads stdin).")
+@click.option("--solution-file", type=TEXT_FILE, default=None,
+              help="Show the solution in FILE ('-' reads standard input) instead of solving.")
+@rule_options
+@limit_options
+@click.option("--html", "html_path", type=DataPath(dir_okay=False, path_type=Path), required=True,
+              metavar="FILE", help="Write the page to FILE (a temporary file beside it, renamed into place).")
+@click.pass_context
+def show(ctx: click.Context, number: Optional[int], board_file: Optional[str], solution_file: Optional[str],
+         max_states: int, timeout: Optional[float], short: bool, optimal: bool, html_path: Path,
+         **opts: Any) -> None:
+    """Write one HTML page that shows deal NUMBER and steps through a solution.
+
+    The page shows the deal as the game does (free cells, foundations, the
+    columns side by side) and plays the solution move by move: next, back,
+    play and pause, a move list with the current move highlighted, and the
+    arrow keys.  It is one self-contained file: no network, nothing loaded.
+    The solution is the one in --solution-file, or else the solver's (within
+    --max-states and --timeout, as solve); either way the rules engine replays
+    it, and the page shows the positions of that replay.  A solution that does
+    not replay to a win is bad input.  Exit code 0 (a page with a solution),
+    1 unsolvable and 3 unknown (a page of the deal alone), 2 bad input.
+
+    \b
+    Examples:
+      fcsurvey show 164 --html deal-164.html
+      fcsurvey show 617 --short --html deal-617.html
+      fcsurvey show 1 --variant bakers-game --solution-file 1.sol --html deal-1.html
+      fcsurvey show --board-file position.txt --html position.html
+    """
+    if (number is None) == (board_file is None):
+        raise click.UsageError("give a deal NUMBER or --board-file, not both or neither")
+    if solution_file is not None:
+        given = [f"--{name.replace('_', '-')}" for name in SEARCH_OPTIONS
+                 if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE]
+        if given:
+            raise click.UsageError(f"{' and '.join(given)} limit the search for a solution: with "
+                                   "--solution-file nothing is searched, so drop them")
+    rules = rules_from(opts)
+    limits = Limits(max_states=max_states, timeout=timeout, length=length_of(short, optimal))
+    shown = walkthrough(board_file if board_file is not None else number, rules, solution_file, limits=limits)
+    shown.write_html(html_path)
+    click.echo(f"Wrote {html_path}: {shown.text()}")
+    ctx.exit(EXIT_FOR_STATUS[shown.status])
 
 
 @cli.command()

@@ -193,6 +193,7 @@ def test_the_limits_and_their_error_come_from_the_package_without_the_c_core():
     ("SolverError", "fcsurvey.limits"), ("Rules", "fcsurvey.rules"), ("RulesError", "fcsurvey.rules"),
     ("PRESETS", "fcsurvey.rules"), ("preset", "fcsurvey.rules"), ("Limits", "fcsurvey.limits"),
     ("read", "fcsurvey.store"), ("deal", "fcsurvey.deals"), ("validate", "fcsurvey.replay"),
+    ("walkthrough", "fcsurvey.viewer"), ("Walkthrough", "fcsurvey.viewer"),
 ])
 def test_the_public_api_is_the_library_s_own(name, module):
     assert name in fcsurvey.__all__

@@ -158,6 +158,10 @@ GROUPS: Dict[str, Tuple[Step, ...]] = {
     "local dask cluster": (
         Step("fcsurvey survey 1-32000 --executor dask", expected=("40 solved",), needs="distributed"),
     ),
+    "solution viewer": (
+        Step("fcsurvey show 164 --html deal-164.html",
+             expected=("Wrote deal-164.html: Deal 164: ", "replayed to a win by the rules engine")),
+    ),
 }
 #: Groups slower than the default run affords (a local Dask cluster takes about 10 s to start).
 SLOW_GROUPS = ("local dask cluster",)
