@@ -148,6 +148,7 @@ def main() -> int:
         started, cpu = time.monotonic(), time.process_time()
         report = job.run(executor=pool)
         wall, cpu = time.monotonic() - started, time.process_time() - cpu
+        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3  # before the checks below read the log
         scheduler_cpu = cpu_s(processes[0].pid) - scheduler_cpu if processes else 0.0
         stop.set()
         assert report.written == args.tasks, report.text()
@@ -161,7 +162,7 @@ def main() -> int:
         if processes:
             print(f"scheduler CPU a task: {scheduler_cpu / args.tasks * 1e3:.2f} ms")
         print(f"client memory: {before:,.0f} MB before the run; at each tenth of it {tenths(client_mb)} MB; "
-              f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3:,.0f} MB")
+              f"peak {peak_mb:,.0f} MB")
         if scheduler_mb:
             print(f"scheduler memory: {scheduler_before:,.0f} MB before the run; at each tenth of it "
                   f"{tenths(scheduler_mb)} MB; peak {max(scheduler_mb):,.0f} MB (sampled)")
