@@ -43,6 +43,7 @@
 #define SHORT_SHORTCUT_DEPTH 2 /* ... and with --short */
 #define SHORT_BEAM_WIDTH 800   /* positions a level of --short's beam search keeps */
 #define BEAM_SCORES 4096       /* scores the beam tells apart (higher ones count as this one less) */
+#define BEAM_BATCH 16          /* children the beam builds before it looks them up among those seen */
 
 #define RECENT_SLOTS 1024     /* expanded positions the greedy search keeps decoded and profiled */
 #define TIME_CHECK_EVERY 256  /* positions between two looks at the clock */
