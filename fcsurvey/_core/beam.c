@@ -1,5 +1,6 @@
 /* The beam search (shorten.h).  A level keeps its positions whole; a child
-   is built once to be scored and again if it is kept, which costs less than
+   is scored from its parent's column profiles, built only when it may send
+   a card home, and built (again) when it is kept, which costs less than
    keeping every child whole.  Each kept position remembers its parent and
    move, level by level, for the line. */
 #include <stdlib.h>
