@@ -132,7 +132,8 @@ def rule_options(command: Callable) -> Callable:
 
 
 SHORT_HELP = ("Spend more search on short solutions: a beam search after the usual solve, keeping "
-              "the shorter line (about 20 deals/s instead of about 2,000); verdicts do not change.")
+              "the shorter line (about 25 deals per CPU second instead of about 4,000); verdicts do not "
+              "change.")
 
 
 OPTIMAL_HELP = ("Prove the fewest moves (par) with an A* search after the usual solve, within "

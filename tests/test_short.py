@@ -22,11 +22,12 @@ from conftest import cli
 FREECELL = PRESETS["freecell"]
 SHORT = Limits(length=SHORT_LENGTH)
 
-#: Tokens of deals 1-100 by default (91.3 a deal before the shortening pass: 88.24 now).
-DEFAULT_TOKENS_1_100 = 8824
+#: Tokens of deals 1-100 by default (91.3 a deal before the shortening pass, 88.24 with it
+#: rejoining within 6 moves: 87.90 now, within 24).
+DEFAULT_TOKENS_1_100 = 8790
 #: Tokens of deals 1-20 by default and with --short.
-DEFAULT_1_20 = [96, 77, 78, 87, 98, 83, 93, 80, 99, 95, 93, 94, 83, 89, 82, 84, 84, 81, 90, 83]
-SHORT_1_20 = [82, 74, 70, 82, 88, 76, 78, 74, 81, 81, 80, 82, 77, 79, 76, 75, 75, 75, 77, 75]
+DEFAULT_1_20 = [96, 77, 78, 87, 98, 83, 93, 80, 99, 95, 92, 94, 83, 89, 82, 84, 84, 81, 90, 81]
+SHORT_1_20 = [82, 74, 70, 80, 86, 76, 77, 74, 81, 80, 78, 82, 77, 78, 76, 75, 75, 75, 77, 74]
 
 
 def replays(number: int, solution: str) -> bool:
@@ -46,7 +47,7 @@ def test_short_is_never_longer_and_replays():
     assert all(r.status == SOLVED and replays(n, r.solution) for n, r in enumerate(short, start=1))
     assert [r.moves for r in short] == SHORT_1_20
     assert all(s <= d for s, d in zip(SHORT_1_20, DEFAULT_1_20))
-    assert sum(SHORT_1_20) < sum(DEFAULT_1_20) - 180
+    assert sum(SHORT_1_20) < sum(DEFAULT_1_20) - 190
 
 
 def test_short_counts_the_tokens_of_its_own_line():

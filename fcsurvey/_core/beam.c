@@ -1,5 +1,6 @@
 /* The beam search (shorten.h).  A level keeps its positions whole; a child
-   is built once to be scored and again if it is kept, which costs less than
+   is scored from its parent's column profiles, built only when it may send
+   a card home, and built (again) when it is kept, which costs less than
    keeping every child whole.  Each kept position remembers its parent and
    move, level by level, for the line. */
 #include <stdlib.h>
@@ -69,46 +70,43 @@ static fcs_packed_move *beam_line(const beam *b, int steps, uint32_t k, fcs_pack
     return line;
 }
 
-/* The score of `child`, made from p by m, `home` cards then going home from
-   the columns `touched` marks: only the columns that changed are scored
-   again (p's by column in shape[] and buried[]), and every column's buried
-   term when a card went home. */
-static uint32_t child_score(const fcs_rules *r, const weights *w, const fcs_pos *child, const fcs_move *m, int home, unsigned touched,
-                            const int *shape, const int *buried, int shape_sum, int buried_sum)
+/* The terms of p that score its children without building most of them
+   (score.h), and the runs above its columns' last breaks, which the move
+   generator reads. */
+static void beam_parent(const fcs_rules *r, const weights *w, const fcs_pos *p, column_profile *prof,
+                        parent_terms *t, uint8_t *runs)
 {
-    unsigned t;
     int c;
-    touched |= fcs_move_columns(m);
-    for (t = touched; t; t &= t - 1) {
-        c = __builtin_ctz(t);
-        shape_sum += score_column(r, w, child->col[c], child->len[c]) - shape[c];
+    t->par = p;
+    t->prof = prof;
+    t->shape_sum = t->buried_sum = 0;
+    for (c = 0; c < r->columns; c++) {
+        score_profile(r, w, p->col[c], p->len[c], p->found, &prof[c]);
+        t->shape_sum += prof[c].shape;
+        t->buried_sum += prof[c].buried;
+        runs[c] = (uint8_t)(p->len[c] - prof[c].last_break);
     }
-    if (home || m->dst_kind == AT_FOUNDATION || m->src_kind == AT_FOUNDATION) {
-        buried_sum = 0;
-        for (c = 0; c < r->columns; c++)
-            buried_sum += score_buried(child->col[c], child->len[c], child->found);
-    } else {
-        for (t = touched; t; t &= t - 1) {
-            c = __builtin_ctz(t);
-            buried_sum += score_buried(child->col[c], child->len[c], child->found) - buried[c];
-        }
-    }
-    return score_combine(r, w, child, shape_sum, buried_sum, score_cells_used(r, child),
-                         fcs_empty_columns(r, child));
+    t->used = score_cells_used(r, p);
+    t->empty = fcs_empty_columns(r, p);
+    t->depth_cost = 0;
 }
 
 /* Score the children of the level; a won one ends the search (*won). */
 static int beam_children(beam *b, int step, fcs_packed_move **won, int *steps)
 {
     const fcs_rules *r = b->r;
-    int k, i, c;
+    int k, i;
     b->kids_n = 0;
     memset(b->counts, 0, sizeof(b->counts));
     for (k = 0; k < b->level_n; k++) {
         fcs_move moves[FCS_MAX_MOVES];
         const fcs_pos *p = &b->level[k];
-        int n = fcs_legal_moves(r, p, FCS_MOVES_GREEDY, moves);
-        int shape[FCS_MAX_COLS], buried[FCS_MAX_COLS], shape_sum = 0, buried_sum = 0;
+        column_profile prof[FCS_MAX_COLS];
+        parent_terms t;
+        uint8_t runs[FCS_MAX_COLS];
+        int n;
+        beam_parent(r, b->w, p, prof, &t, runs);
+        n = fcs_moves(r, p, FCS_MOVES_GREEDY, runs, moves);
         if (b->kids_n + (size_t)n > b->kids_alloc) {
             size_t alloc = 2 * (b->kids_n + (size_t)n);
             beam_child *more = realloc(b->kids, alloc * sizeof(beam_child));
@@ -120,30 +118,31 @@ static int beam_children(beam *b, int step, fcs_packed_move **won, int *steps)
             b->order = order;
             b->kids_alloc = alloc;
         }
-        for (c = 0; c < r->columns; c++) {
-            shape_sum += shape[c] = score_column(r, b->w, p->col[c], p->len[c]);
-            buried_sum += buried[c] = score_buried(p->col[c], p->len[c], p->found);
-        }
         for (i = 0; i < n; i++) {
-            fcs_pos child;
-            unsigned touched = 0;
+            const fcs_move *m = &moves[i];
             uint32_t score;
-            int home;
-            if (fcs_is_noop(p, &moves[i]))
+            if (fcs_is_noop(p, m))
                 continue;
-            fcs_copy_pos(&child, p, r->columns);
-            fcs_apply(&child, &moves[i]);
-            home = may_autoplay(&child, &moves[i]) ? autoplay(r, &child, HOME_EAGER, NULL, NULL, NULL, &touched) : 0;
-            if (fcs_is_won(&child)) {
-                *won = beam_line(b, step, (uint32_t)k, fcs_pack(p, &moves[i]));
-                *steps = step + 1;
-                return 0;
+            if (!reaches_home(p, m)) {
+                score = score_unbuilt(r, b->w, &t, m);
+            } else {
+                fcs_pos child;
+                unsigned touched = 0;
+                int home;
+                fcs_copy_pos(&child, p, r->columns);
+                fcs_apply(&child, m);
+                home = autoplay(r, &child, HOME_EAGER, NULL, NULL, NULL, &touched);
+                if (fcs_is_won(&child)) {
+                    *won = beam_line(b, step, (uint32_t)k, fcs_pack(p, m));
+                    *steps = step + 1;
+                    return 0;
+                }
+                score = score_built(r, b->w, &t, m, &child, home, touched);
             }
-            score = child_score(r, b->w, &child, &moves[i], home, touched, shape, buried, shape_sum, buried_sum);
             if (score >= BEAM_SCORES)
                 score = BEAM_SCORES - 1;
             b->counts[score]++;
-            b->kids[b->kids_n++] = (beam_child){(uint32_t)k, score, moves[i]};
+            b->kids[b->kids_n++] = (beam_child){(uint32_t)k, score, *m};
         }
     }
     return b->kids_n > 0;
@@ -151,11 +150,14 @@ static int beam_children(beam *b, int step, fcs_packed_move **won, int *steps)
 
 /* Keep the `width` best children, each position once, as the next level:
    the children sorted by score (a counting sort: scores are small), taken
-   in that order, ties in the order they came. */
+   in that order, ties in the order they came.  They are built BEAM_BATCH at
+   a time into the next free places, their slots in the table of positions
+   seen fetched from memory together, and then looked up in order: a child
+   seen before gives its place to the next one. */
 static void beam_keep(beam *b, int step)
 {
     uint32_t s, at = 0;
-    size_t i;
+    size_t i = 0;
     int n = 0;
     for (s = 0; s < BEAM_SCORES; s++) {
         uint32_t here = b->counts[s];
@@ -164,17 +166,30 @@ static void beam_keep(beam *b, int step)
     }
     for (i = 0; i < b->kids_n; i++)
         b->order[b->counts[b->kids[i].score]++] = (uint32_t)i;
-    for (i = 0; i < b->kids_n && n < b->width; i++) {
-        const beam_child *c = &b->kids[b->order[i]];
-        fcs_pos *child = &b->next[n];
-        fcs_copy_pos(child, &b->level[c->parent], b->r->columns);
-        fcs_apply(child, &c->move);
-        autoplay(b->r, child, HOME_EAGER, NULL, NULL, NULL, NULL);
-        if (!seen_add(&b->seen, order_free_hash(b->r, child)))
-            continue;
-        b->parent[(size_t)step * b->width + n] = c->parent;
-        b->moves[(size_t)step * b->width + n] = fcs_pack(&b->level[c->parent], &c->move);
-        n++;
+    i = 0;
+    while (i < b->kids_n && n < b->width) {
+        uint64_t hash[BEAM_BATCH];
+        const beam_child *from[BEAM_BATCH];
+        int base = n, got = 0, j;
+        for (; i < b->kids_n && got < BEAM_BATCH && base + got < b->width; i++, got++) {
+            const beam_child *c = from[got] = &b->kids[b->order[i]];
+            fcs_pos *child = &b->next[base + got];
+            fcs_copy_pos(child, &b->level[c->parent], b->r->columns);
+            fcs_apply(child, &c->move);
+            autoplay(b->r, child, HOME_EAGER, NULL, NULL, NULL, NULL);
+            hash[got] = order_free_hash(b->r, child);
+            __builtin_prefetch(&b->seen.slot[hash[got] & b->seen.mask]);
+        }
+        for (j = 0; j < got; j++) {
+            const beam_child *c = from[j];
+            if (!seen_add(&b->seen, hash[j]))
+                continue;
+            if (n < base + j)
+                fcs_copy_pos(&b->next[n], &b->next[base + j], b->r->columns);
+            b->parent[(size_t)step * b->width + n] = c->parent;
+            b->moves[(size_t)step * b->width + n] = fcs_pack(&b->level[c->parent], &c->move);
+            n++;
+        }
     }
     {
         fcs_pos *t = b->level;
@@ -248,7 +263,11 @@ static int beam_solution(const fcs_rules *r, const weights *w, const fcs_pos *st
 void fcs_short(const fcs_rules *r, const fcs_pos *start, fcs_result *res)
 {
     fcs_result beamed;
-    if (res->status != FCS_SOLVED || !beam_solution(r, &BEAM_WEIGHTS, start, res->moves, &beamed))
+    /* A beam's line writes one token a level (eager autoplay leaves no move
+       home to make) and one for each card not home at the start: it can be
+       shorter only within this many levels. */
+    int levels = res->moves - (FCS_CARDS - start->found[0] - start->found[1] - start->found[2] - start->found[3]);
+    if (res->status != FCS_SOLVED || levels < 1 || !beam_solution(r, &BEAM_WEIGHTS, start, levels, &beamed))
         return;
     if (beamed.moves < res->moves) {
         free(res->solution);

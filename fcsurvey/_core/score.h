@@ -172,4 +172,66 @@ static inline void score_run(const weights *w, const column_profile *cp, int len
     *buried += needed;
 }
 
+/* The position being expanded and its terms, which score its children.  Kept
+   apart from the rest of a search's view, whose parts go to calls, so that
+   the compiler can keep these in registers across the calls of the
+   children's loop (greedy.c, beam.c). */
+typedef struct {
+    const fcs_pos *par;
+    const column_profile *prof;
+    int shape_sum, buried_sum, used, empty;
+    uint32_t depth_cost;
+} parent_terms;
+
+/* The score of the child of g->par by m, which sends nothing home: only the
+   move's ends change, and the foundations do not. */
+static inline uint32_t score_unbuilt(const fcs_rules *r, const weights *w, const parent_terms *g, const fcs_move *m)
+{
+    const fcs_pos *par = g->par;
+    int src_col = m->src_kind == AT_COLUMN, dst_col = m->dst_kind == AT_COLUMN;
+    int shape = g->shape_sum, buried = g->buried_sum;
+    int used = g->used + (m->dst_kind == AT_CELL) - (m->src_kind == AT_CELL);
+    int empty = g->empty + (src_col && par->len[m->src] == m->count) - (dst_col && !par->len[m->dst]);
+    if (src_col) {
+        const column_profile *cp = &g->prof[m->src];
+        int rest = par->len[m->src] - m->count;
+        shape += score_prefix_shape(w, cp, rest) - cp->shape;
+        buried += score_prefix_buried(cp, rest) - cp->buried;
+    }
+    if (dst_col)
+        score_run(w, &g->prof[m->dst], par->len[m->dst],
+                  src_col ? &par->col[m->src][par->len[m->src] - m->count] : &par->cell[m->src], m->count,
+                  par->found, &shape, &buried);
+    return score_combine(r, w, par, shape, buried, used, empty);
+}
+
+/* The score of `child`, built from g->par by m and autoplayed, `home` cards
+   having gone home from the columns `touched` marks: the columns that
+   changed are scored again, and every column's buried term when a card
+   went home. */
+static inline uint32_t score_built(const fcs_rules *r, const weights *w, const parent_terms *g, const fcs_move *m,
+                                   const fcs_pos *child, int home, unsigned touched)
+{
+    int shape = g->shape_sum, buried = g->buried_sum, c;
+    unsigned t;
+    touched |= fcs_move_columns(m);
+    if (m->dst_kind == AT_FOUNDATION || m->src_kind == AT_FOUNDATION)
+        home = 1;
+    for (t = touched; t; t &= t - 1) {
+        c = __builtin_ctz(t);
+        shape += score_column(r, w, child->col[c], child->len[c]) - g->prof[c].shape;
+    }
+    if (home) {
+        buried = 0;
+        for (c = 0; c < r->columns; c++)
+            buried += score_buried(child->col[c], child->len[c], child->found);
+    } else {
+        for (t = touched; t; t &= t - 1) {
+            c = __builtin_ctz(t);
+            buried += score_buried(child->col[c], child->len[c], child->found) - g->prof[c].buried;
+        }
+    }
+    return score_combine(r, w, child, shape, buried, score_cells_used(r, child), fcs_empty_columns(r, child));
+}
+
 #endif

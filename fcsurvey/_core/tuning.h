@@ -16,18 +16,19 @@
 
 /* Heuristic weights (score.h), lower scores first: name, the greedy
    searches' (fitted on FreeCell deals), the complete search's, --short's
-   beam search's (fitted on solution lengths: every position of a level is
-   as deep, so the depth term plays no part). */
+   beam search's (fitted by coordinate descent on the tokens of its lines,
+   docs/solver.md: every position of a level is as deep, so the depth term
+   plays no part; the larger numbers tell more positions apart). */
 #define WEIGHTS(W)                                                                    \
-    W(not_home, 1, 2, 2)     /* each card not on a foundation */                      \
-    W(blocked, 3, 3, 3)      /* each card above a lower card of its suit */           \
-    W(broken, 4, 3, 3)       /* each card not built on the card below */              \
-    W(not_well, 0, 1, 1)     /* each card above a column's first such break */       \
-    W(column, 7, 7, 7)       /* each non-empty column */                              \
-    W(cell, 6, 6, 6)         /* each occupied free cell ... */                        \
-    W(cell_squared, 1, 1, 1) /* ... and the square of their number */                 \
-    W(buried, 1, 3, 3)       /* each card above a card a foundation needs next */     \
-    W(depth, 3, 2, 0)        /* each move made: favours short solutions */
+    W(not_home, 1, 2, 15)     /* each card not on a foundation */                     \
+    W(blocked, 3, 3, 17)      /* each card above a lower card of its suit */          \
+    W(broken, 4, 3, 19)       /* each card not built on the card below */             \
+    W(not_well, 0, 1, 4)      /* each card above a column's first such break */      \
+    W(column, 7, 7, 28)       /* each non-empty column */                             \
+    W(cell, 6, 6, 13)         /* each occupied free cell ... */                       \
+    W(cell_squared, 1, 1, 2)  /* ... and the square of their number */                \
+    W(buried, 1, 3, 7)        /* each card above a card a foundation needs next */    \
+    W(depth, 3, 2, 0)         /* each move made: favours short solutions */
 
 #define INTERLUDE_AFTER 100000  /* positions the complete search stores before the interlude */
 #define INTERLUDE_BUDGET 150000 /* positions the interlude's greedy search may store ... */
@@ -37,12 +38,13 @@
 /* The shortening pass (shorten.h). */
 #define SHORTEN_PASSES 3  /* passes over the line, while one still finds an edit */
 #define SHORTEN_REACH 24  /* moves ahead it looks for a card's next move */
-#define SHORTEN_REJOIN 6  /* moves past an edit it replays for the edited line to meet the old one again */
+#define SHORTEN_REJOIN 24 /* moves past an edit it replays for the edited line to meet the old one again */
 #define SHORTEN_DEPTH 4   /* the longest shortcut it can look for between two positions of the line ... */
 #define SHORTCUT_DEPTH 0  /* ... and the longest it does by default (none: they cost more than they save) ... */
 #define SHORT_SHORTCUT_DEPTH 2 /* ... and with --short */
-#define SHORT_BEAM_WIDTH 800   /* positions a level of --short's beam search keeps */
+#define SHORT_BEAM_WIDTH 2400  /* positions a level of --short's beam search keeps */
 #define BEAM_SCORES 4096       /* scores the beam tells apart (higher ones count as this one less) */
+#define BEAM_BATCH 16          /* children the beam builds before it looks them up among those seen */
 
 #define RECENT_SLOTS 1024     /* expanded positions the greedy search keeps decoded and profiled */
 #define TIME_CHECK_EVERY 256  /* positions between two looks at the clock */
