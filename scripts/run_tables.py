@@ -2,6 +2,7 @@
 
     python scripts/run_tables.py pass1 --cells K [--workers N] [survey options, e.g. -v]
     python scripts/run_tables.py pass2 --cells K [--workers N] [...]
+    python scripts/run_tables.py pass3 --cells 2 [--workers N] [...]
     python scripts/run_tables.py status [--cells K]
     python scripts/run_tables.py ship --cells K
 
@@ -15,6 +16,8 @@ and a deal the searches cannot decide is simply left out.
 
 - ``pass1``: deals 1-1,000,000 at 100,000 positions a deal, 10,000 deals a chunk file.
 - ``pass2``: the deals pass 1 left ``unknown``, at 2,000,000 positions (164 MB a worker).
+- ``pass3``, 2 cells only: the deals pass 2 left ``unknown``, at 10,000,000 positions (820 MB
+  a worker), so that the table's share of winnable deals reaches the published rate's interval.
 - ``status``: counts by status of each pass, and what the table would hold so far.
 - ``ship``: once every pass is finished, ``fcsurvey export --format bitmap`` of each pass,
   OR-ed (fcsurvey.tables.union), into ``results/lists/winnable-Kcells-1-1000000.bin``, and the
@@ -46,7 +49,6 @@ from fcsurvey.tables import load_table, union
 
 RUNS, LISTS = Path("results/runs"), Path("results/lists")
 DEALS = "1-1000000"
-CELLS = (3, 2, 1)  # the tables this makes; 4 cells ships from results/freecell_1-1000000
 #: Exit status when a step cannot run yet (an earlier pass unfinished): as survey's 1.
 EXIT_NOT_READY = 1
 
@@ -59,7 +61,9 @@ class Pass:
     max_states: int
 
 
-PASSES = (Pass("pass1", 100_000), Pass("pass2", 2_000_000))
+FIRST, SECOND, THIRD = Pass("pass1", 100_000), Pass("pass2", 2_000_000), Pass("pass3", 10_000_000)
+#: The passes of each table (4 cells ships from results/freecell_1-1000000, a whole survey).
+PASSES = {3: (FIRST, SECOND), 2: (FIRST, SECOND, THIRD), 1: (FIRST, SECOND)}
 PASS1_CHUNK = 10_000  # deals a chunk file in pass 1: 75 kB, 12-80 s of one core
 #: A later pass takes chunks of deal numbers holding about this many of its deals (a minute
 #: or two of work each at 2,000,000 positions).
@@ -87,13 +91,14 @@ def unknown_after(runs: Path, cells: int, index: int, deals: DealSet) -> Tuple[O
     pass before left ``unknown``; ``None`` and why, when the pass before is not finished."""
     if index == 0:
         return list(deals), ""
-    before = run_dir(runs, cells, PASSES[index - 1])
+    passes = PASSES[cells]
+    before = run_dir(runs, cells, passes[index - 1])
     wanted, _ = unknown_after(runs, cells, index - 1, deals)
     if wanted is None:
-        return None, f"{PASSES[index - 2].name} is not finished"
+        return None, f"{passes[index - 2].name} is not finished"
     found = rows(before)
     if len(found) < len(wanted):
-        return None, f"{before} holds {len(found):,} of its {len(wanted):,} deals: finish {PASSES[index - 1].name} first"
+        return None, f"{before} holds {len(found):,} of its {len(wanted):,} deals: finish {passes[index - 1].name} first"
     return sorted(r["deal"] for r in found if r["status"] == UNKNOWN), ""
 
 
@@ -106,13 +111,13 @@ def later_chunk(todo: Sequence[int], deals: DealSet) -> int:
 
 def run_pass(runs: Path, cells: int, index: int, deals: DealSet, extra: List[str]) -> int:
     """Run (or resume) pass ``index`` for ``cells`` as one ``fcsurvey survey``."""
-    step = PASSES[index]
+    step = PASSES[cells][index]
     todo, why = unknown_after(runs, cells, index, deals)
     if todo is None:
         print(f"{step.name} cannot start: {why}", file=sys.stderr)
         return EXIT_NOT_READY
     if not todo:
-        print(f"{PASSES[index - 1].name} leaves no deal unknown: {step.name} has nothing to do")
+        print(f"{PASSES[cells][index - 1].name} leaves no deal unknown: {step.name} has nothing to do")
         return 0
     out = run_dir(runs, cells, step)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -132,7 +137,7 @@ def run_pass(runs: Path, cells: int, index: int, deals: DealSet, extra: List[str
 def status(runs: Path, cells: int, deals: DealSet) -> None:
     """Each pass's counts, and what the table holds so far."""
     won, proved, decided = set(), set(), set()
-    for index, step in enumerate(PASSES):
+    for index, step in enumerate(PASSES[cells]):
         out = run_dir(runs, cells, step)
         todo, why = unknown_after(runs, cells, index, deals)
         found = rows(out)
@@ -161,7 +166,7 @@ def export(dataset: Path, fmt: str, where: Optional[str], target: Path) -> None:
 def ship(runs: Path, lists: Path, cells: int, deals: DealSet) -> int:
     """Write the table and the list of deals proved unsolvable, once every pass is finished."""
     done = []
-    for index, step in enumerate(PASSES):
+    for index, step in enumerate(PASSES[cells]):
         todo, why = unknown_after(runs, cells, index, deals)
         if todo is None or len(rows(run_dir(runs, cells, step))) < len(todo):
             print(f"cannot ship the {cells_name(cells)} table: {why or step.name + ' is not finished'}",
@@ -198,8 +203,9 @@ def write_atomically(path: Path, data: bytes) -> None:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      epilog="Other options go to fcsurvey survey (e.g. -v, --log-file F).")
-    parser.add_argument("step", choices=[p.name for p in PASSES] + ["status", "ship"])
-    parser.add_argument("--cells", type=int, choices=CELLS, help="Free cells (status: all by default).")
+    names = list(dict.fromkeys(p.name for passes in PASSES.values() for p in passes))
+    parser.add_argument("step", choices=names + ["status", "ship"])
+    parser.add_argument("--cells", type=int, choices=tuple(PASSES), help="Free cells (status: all by default).")
     parser.add_argument("--deals", default=DEALS, help=f"The deals of the table [default: {DEALS}].")
     parser.add_argument("--runs", type=Path, default=RUNS, help=f"Where the passes live [default: {RUNS}].")
     parser.add_argument("--lists", type=Path, default=LISTS, help=f"Where ship writes [default: {LISTS}].")
@@ -208,14 +214,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if extra and args.step in ("status", "ship"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.step == "status":
-        for cells in [args.cells] if args.cells else CELLS:
+        for cells in [args.cells] if args.cells else PASSES:
             status(args.runs, cells, deals)
         return 0
     if args.cells is None:
         parser.error(f"{args.step} needs --cells")
     if args.step == "ship":
         return ship(args.runs, args.lists, args.cells, deals)
-    return run_pass(args.runs, args.cells, [p.name for p in PASSES].index(args.step), deals, extra)
+    steps = [p.name for p in PASSES[args.cells]]
+    if args.step not in steps:
+        parser.error(f"the {cells_name(args.cells)} table is made in {', '.join(steps)}: it has no {args.step}")
+    return run_pass(args.runs, args.cells, steps.index(args.step), deals, extra)
 
 
 if __name__ == "__main__":

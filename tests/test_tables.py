@@ -33,7 +33,7 @@ from fcsurvey.survey import Survey
 from fcsurvey.tables import TableError, WinnableTable, encode, load_table, table_bytes, union
 from fcsurvey.verify import wilson_interval
 
-from conftest import FREECELL, RESULTS, THE_EIGHT, cli
+from conftest import RESULTS, THE_EIGHT, cli
 
 SHIPPED_TABLE = RESULTS / "lists" / "winnable-4cells-1-1000000.bin"
 SHIPPED_EXCEPTIONS = RESULTS / "lists" / "unsolvable-4cells-1-1000000.txt"
@@ -162,7 +162,7 @@ def replay_sample(cells: int, size: int, seed: int) -> None:
     searching otherwise still finds its win."""
     table, _ = shipped(cells)
     rules = fcsurvey.preset("freecell", cells=cells)
-    last_pass = Limits(max_states=load_script().PASSES[-1].max_states, searches_only=True)
+    last_pass = Limits(max_states=load_script().PASSES.get(cells, [Limits()])[-1].max_states, searches_only=True)
     rng = random.Random(seed)
     entries = list(table)
     for number in sorted(rng.sample(entries, size)):
@@ -232,7 +232,7 @@ def test_the_passes_make_the_table_of_their_solves(tmp_path, monkeypatch, capsys
     the table is the OR of the two passes' bitmaps, exactly the deals one of them won, and the
     list the deals one proved unsolvable; each step refuses to run before its turn."""
     script = load_script()
-    monkeypatch.setattr(script, "PASSES", (script.Pass("pass1", 1_000), script.Pass("pass2", 100_000)))
+    monkeypatch.setattr(script, "PASSES", {2: (script.Pass("pass1", 1_000), script.Pass("pass2", 100_000))})
     base = ["--cells", "2", "--deals", "1-60", "--runs", str(tmp_path / "runs"), "--lists", str(tmp_path / "lists")]
     assert script.main(["pass2", *base]) == script.EXIT_NOT_READY
     assert script.main(["ship", *base]) == script.EXIT_NOT_READY
