@@ -43,7 +43,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from fcsurvey import store
 from fcsurvey.dealset import DealSet, parse_deals
-from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
+from fcsurvey.schema import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
 from fcsurvey.survey import CHUNK_SIZES
 from fcsurvey.tables import load_table, union
 
@@ -55,19 +55,22 @@ EXIT_NOT_READY = 1
 
 @dataclass(frozen=True)
 class Pass:
-    """One pass: its name and the positions a deal may store (searches only, no timeout)."""
+    """One pass: its name, the positions a deal may store (searches only, no timeout), and
+    about how many of its deals a chunk file holds (a later pass's deals are sparse, so its
+    chunks are cut by deal numbers holding about that many)."""
 
     name: str
     max_states: int
+    chunk_deals: int
 
 
-FIRST, SECOND, THIRD = Pass("pass1", 100_000), Pass("pass2", 2_000_000), Pass("pass3", 10_000_000)
+#: Pass 1's chunks: 10,000 deals, a file of 75 kB and 12-80 s of one core.  Later passes'
+#: chunks: a minute or a few of one core (about 0.5-1 s a deal at 2,000,000 positions, 10 s
+#: at 10,000,000).
+FIRST = Pass("pass1", 100_000, 10_000)
+SECOND, THIRD = Pass("pass2", 2_000_000, 50), Pass("pass3", 10_000_000, 20)
 #: The passes of each table (4 cells ships from results/freecell_1-1000000, a whole survey).
 PASSES = {3: (FIRST, SECOND), 2: (FIRST, SECOND, THIRD), 1: (FIRST, SECOND)}
-PASS1_CHUNK = 10_000  # deals a chunk file in pass 1: 75 kB, 12-80 s of one core
-#: A later pass takes chunks of deal numbers holding about this many of its deals (a minute
-#: or two of work each at 2,000,000 positions).
-LATER_PASS_CHUNK_DEALS = 50
 
 
 def cells_name(cells: int) -> str:
@@ -97,15 +100,22 @@ def unknown_after(runs: Path, cells: int, index: int, deals: DealSet) -> Tuple[O
     if wanted is None:
         return None, f"{passes[index - 2].name} is not finished"
     found = rows(before)
-    if len(found) < len(wanted):
+    if not finished(found, wanted):
         return None, f"{before} holds {len(found):,} of its {len(wanted):,} deals: finish {passes[index - 1].name} first"
     return sorted(r["deal"] for r in found if r["status"] == UNKNOWN), ""
 
 
-def later_chunk(todo: Sequence[int], deals: DealSet) -> int:
-    """A chunk size (deal numbers) giving about LATER_PASS_CHUNK_DEALS of ``todo`` a chunk."""
+def finished(found: List[dict], wanted: Sequence[int]) -> bool:
+    """Whether a pass's rows ``found`` give each of its ``wanted`` deals a verdict (an ``error``
+    row is none: rerunning the pass solves it again)."""
+    return len(found) == len(wanted) and all(r["status"] != ERROR for r in found)
+
+
+def chunk_for(step: Pass, todo: Sequence[int], deals: DealSet) -> int:
+    """The chunk size (deal numbers, one of the survey's) giving about ``step.chunk_deals`` of
+    ``todo`` a chunk; pass 1's, which solves every deal, is ``step.chunk_deals`` itself."""
     span = deals.ranges[-1][1] - deals.ranges[0][0] + 1
-    fitting = [s for s in CHUNK_SIZES if len(todo) * s >= LATER_PASS_CHUNK_DEALS * span]
+    fitting = [s for s in CHUNK_SIZES if len(todo) * s >= step.chunk_deals * span]
     return min(fitting, default=CHUNK_SIZES[-1])
 
 
@@ -123,13 +133,13 @@ def run_pass(runs: Path, cells: int, index: int, deals: DealSet, extra: List[str
     out.parent.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "fcsurvey", "survey", "--cells", str(cells), "--searches-only",
                "--max-states", str(step.max_states), "--no-solutions", "--out", str(out)]
+    chunk = ["--chunk-size", str(chunk_for(step, todo, deals))]
     if index == 0:
-        return subprocess.call(command[:4] + [str(deals)] + command[4:] + ["--chunk-size", str(PASS1_CHUNK), *extra])
+        return subprocess.call(command[:4] + [str(deals)] + command[4:] + chunk + extra)
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("".join(f"{n}\n" for n in todo))
     try:
-        return subprocess.call(command + ["--deals-file", f.name, "--chunk-size", str(later_chunk(todo, deals)),
-                                          *extra])
+        return subprocess.call(command + ["--deals-file", f.name] + chunk + extra)
     finally:
         os.unlink(f.name)
 
@@ -148,7 +158,7 @@ def status(runs: Path, cells: int, deals: DealSet) -> None:
         won |= {r["deal"] for r in found if r["status"] == SOLVED}
         proved |= {r["deal"] for r in found if r["status"] == UNSOLVABLE}
         decided |= {r["deal"] for r in found if r["status"] != UNKNOWN}
-        state = "finished" if len(found) == len(todo) else f"{100 * len(found) / max(len(todo), 1):.1f}% done"
+        state = "finished" if finished(found, todo) else f"{100 * len(found) / max(len(todo), 1):.1f}% done"
         print(f"{out}: {len(found):,} of {len(todo):,} deals ({state}): "
               + (", ".join(f"{v:,} {k}" for k, v in sorted(counts.items())) or "not started"))
     print(f"{cells_name(cells)} table so far: {len(won):,} winnable ({100 * len(won) / len(deals):.3f}% of "
@@ -168,7 +178,7 @@ def ship(runs: Path, lists: Path, cells: int, deals: DealSet) -> int:
     done = []
     for index, step in enumerate(PASSES[cells]):
         todo, why = unknown_after(runs, cells, index, deals)
-        if todo is None or len(rows(run_dir(runs, cells, step))) < len(todo):
+        if todo is None or not finished(rows(run_dir(runs, cells, step)), todo):
             print(f"cannot ship the {cells_name(cells)} table: {why or step.name + ' is not finished'}",
                   file=sys.stderr)
             return EXIT_NOT_READY

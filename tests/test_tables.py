@@ -232,7 +232,7 @@ def test_the_passes_make_the_table_of_their_solves(tmp_path, monkeypatch, capsys
     the table is the OR of the two passes' bitmaps, exactly the deals one of them won, and the
     list the deals one proved unsolvable; each step refuses to run before its turn."""
     script = load_script()
-    monkeypatch.setattr(script, "PASSES", {2: (script.Pass("pass1", 1_000), script.Pass("pass2", 100_000))})
+    monkeypatch.setattr(script, "PASSES", {2: (script.Pass("pass1", 1_000, 20), script.Pass("pass2", 100_000, 5))})
     base = ["--cells", "2", "--deals", "1-60", "--runs", str(tmp_path / "runs"), "--lists", str(tmp_path / "lists")]
     assert script.main(["pass2", *base]) == script.EXIT_NOT_READY
     assert script.main(["ship", *base]) == script.EXIT_NOT_READY
