@@ -162,7 +162,8 @@ def replay_sample(cells: int, size: int, seed: int) -> None:
     searching otherwise still finds its win."""
     table, _ = shipped(cells)
     rules = fcsurvey.preset("freecell", cells=cells)
-    last_pass = Limits(max_states=load_script().PASSES.get(cells, [Limits()])[-1].max_states, searches_only=True)
+    passes = load_script().PASSES
+    last_pass = Limits(max_states=passes[cells][-1].max_states, searches_only=True) if cells in passes else Limits()
     rng = random.Random(seed)
     entries = list(table)
     for number in sorted(rng.sample(entries, size)):
