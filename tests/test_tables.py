@@ -18,6 +18,7 @@ import random
 import shutil
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
 
@@ -261,6 +262,24 @@ def test_the_passes_make_the_table_of_their_solves(tmp_path, monkeypatch, capsys
     passes = [tmp_path / "runs" / f"tables-2cells-{p}" for p in ("pass1", "pass2")]
     assert table.to_bytes() == union(*(WinnableTable(bitmap(p)) for p in passes)).to_bytes()
     assert json.loads((passes[1] / "_fcsurvey.json").read_text())["limits"]["searches_only"] is True
+
+
+def test_the_benchmark_counts_each_pass_as_the_solver_does():
+    """3-cell deals 1615-1620: 1617 needs pass 2 (docs/game-makers.md)."""
+    bench = RESULTS.parent / "scripts" / "bench_tables.py"
+    out = subprocess.run([sys.executable, str(bench), "--cells", "3", "--first", "1615", "--last", "1620",
+                          "--timeout-row", "0.5"], capture_output=True, text=True, check=True).stdout.splitlines()
+    rules = fcsurvey.preset("freecell", cells=3)
+    first = Counter(fcsurvey.solve(n, rules, Limits(100_000, searches_only=True), replay=False).status
+                    for n in range(1615, 1621))
+    assert first[UNKNOWN] == 1 and out[0].startswith("3-cell deals 1615-1620; load average ")
+    assert out[2].split()[:4] == ["whole", "100,000", "0.5", "s"]
+    cells = out[3].split()
+    assert cells[:3] + cells[4:8] == ["pass1", "100,000", "6", str(first[SOLVED]), str(first[UNSOLVABLE]),
+                                      str(first[UNKNOWN]), "1"]
+    assert out[4].split()[:3] + out[4].split()[4:] == ["pass2", "2,000,000", "1", "1", "0", "0", "0", "of",
+                                                      str(first[SOLVED] + 1), out[4].split()[-1]]
+    assert len(out) == 5
 
 
 # --- the JavaScript loader of docs/game-makers.md ---------------------------------------------
