@@ -160,7 +160,8 @@ def status(runs: Path, cells: int, deals: DealSet) -> None:
         decided |= {r["deal"] for r in found if r["status"] != UNKNOWN}
         state = "finished" if finished(found, todo) else f"{100 * len(found) / max(len(todo), 1):.1f}% done"
         print(f"{out}: {len(found):,} of {len(todo):,} deals ({state}): "
-              + (", ".join(f"{v:,} {k}" for k, v in sorted(counts.items())) or "not started"))
+              + (", ".join(f"{v:,} {k}" for k, v in sorted(counts.items()))
+                 or ("not started" if todo else "nothing to do")))
     print(f"{cells_name(cells)} table so far: {len(won):,} winnable ({100 * len(won) / len(deals):.3f}% of "
           f"{len(deals):,}), {len(proved):,} proved unsolvable, {len(deals) - len(decided):,} undecided")
 
