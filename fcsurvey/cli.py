@@ -148,8 +148,14 @@ def length_of(short: bool, optimal: bool = False) -> str:
     return SHORT_LENGTH if short else OPTIMAL_LENGTH if optimal else DEFAULT_LENGTH
 
 
+SEARCHES_ONLY_HELP = ("Run the searches only, never the layered proof: a deal whose positions do not "
+                      "fit in --max-states ends unknown (states limit) at once.  Cheap, and without "
+                      "--timeout the same verdicts on any machine (winnable tables, docs/game-makers.md).")
+
+
 def limit_options(command: Callable) -> Callable:
     """The search limits shared by solve and survey."""
+    command = click.option("--searches-only", is_flag=True, help=SEARCHES_ONLY_HELP)(command)
     command = click.option("--optimal", is_flag=True, help=OPTIMAL_HELP)(command)
     command = click.option("--short", is_flag=True, help=SHORT_HELP)(command)
     command = click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
@@ -313,7 +319,7 @@ EXECUTORS = (LOCAL, DASK)
 def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path], workers: Optional[int], executor: str,
            scheduler: Optional[str], out: Optional[Path], chunk_size: Optional[int], no_solutions: bool,
            difficulty: bool, max_states: int, timeout: Optional[float], short: bool, optimal: bool,
-           force_new: bool, log_file: Optional[Path], verbose: int, plan_only: bool, check: bool,
+           searches_only: bool, force_new: bool, log_file: Optional[Path], verbose: int, plan_only: bool, check: bool,
            **opts: Any) -> None:
     """Solve every deal in DEALS and write the verdicts to a Parquet dataset.
 
@@ -340,9 +346,11 @@ def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path],
       fcsurvey survey 1-32000 --difficulty --max-states 50000000 --out results/ms-freecell-1-32000
       fcsurvey survey 1-8589934591 --plan --no-solutions --workers 1000
       fcsurvey survey 1-100000000 --check --out /shared/fc
+      fcsurvey survey 1-1000000 --cells 3 --searches-only --max-states 100000 --no-solutions
     """
     rules = rules_from(opts)
-    limits = Limits(max_states=max_states, timeout=timeout, length=length_of(short, optimal))
+    limits = Limits(max_states=max_states, timeout=timeout, length=length_of(short, optimal),
+                    searches_only=searches_only)
     if plan_only and check:
         raise click.UsageError("--plan and --check do different things: give one")
     if check:
@@ -491,8 +499,8 @@ SOLUTION_TOKENS_PER_LINE = 10
 @click.option("--show", is_flag=True, help="Print the board after every move of the solution.")
 @click.pass_context
 def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], max_states: int,
-          timeout: Optional[float], short: bool, optimal: bool, threads: int, checkpoint: Optional[Path],
-          checkpoint_every: float, as_json: bool, show: bool, **opts: Any) -> None:
+          timeout: Optional[float], short: bool, optimal: bool, searches_only: bool, threads: int,
+          checkpoint: Optional[Path], checkpoint_every: float, as_json: bool, show: bool, **opts: Any) -> None:
     """Solve deal NUMBER (or a board) and print the verdict and solution.
 
     A verdict is a proof: "solved" comes with a solution the rules engine
@@ -511,11 +519,13 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
       fcsurvey solve 1706 --cells 1 --max-states 50000 --threads 2   # a proof on 2 threads
       fcsurvey solve --board-file position.txt
       fcsurvey solve 798194 --cells 0 --checkpoint 798194.proof   # rerun to resume
+      fcsurvey solve 1617 --cells 3 --searches-only --max-states 100000   # as a table's first pass
     """
     if (number is None) == (board_file is None):
         raise click.UsageError("give a deal NUMBER or --board-file, not both or neither")
     rules = rules_from(opts)
-    limits = Limits(max_states=max_states, timeout=timeout, length=length_of(short, optimal))
+    limits = Limits(max_states=max_states, timeout=timeout, length=length_of(short, optimal),
+                    searches_only=searches_only)
     if board_file is not None:
         start = parse_board(board_file, rules)
     else:

@@ -32,6 +32,9 @@ MAX_STATES = 0xFFFF_FFF0
 DEFAULT_LENGTH, SHORT_LENGTH, OPTIMAL_LENGTH = "default", "short", "optimal"
 LENGTHS = (DEFAULT_LENGTH, SHORT_LENGTH, OPTIMAL_LENGTH)
 
+#: The key ``searches_only`` takes in a dataset's recorded limits (only when set).
+SEARCHES_ONLY = "searches_only"
+
 
 class SolverError(ValueError):
     """A board or limit the solver cannot take.
@@ -48,12 +51,21 @@ class LimitsError(SolverError):
 
 @dataclass(frozen=True)
 class Limits:
-    """When to give up: ``max_states`` stored positions or ``timeout`` seconds; and how hard
-    to work on the solution's ``length`` (one of :data:`LENGTHS`)."""
+    """When to give up: ``max_states`` stored positions or ``timeout`` seconds, or with
+    ``searches_only`` where the searches hand over to the layered proof; and how hard to work
+    on the solution's ``length`` (one of :data:`LENGTHS`).
+
+    ``searches_only`` runs the greedy tries and the complete search but never the layered
+    proof, so a deal the complete search cannot exhaust within ``max_states`` ends
+    ``unknown`` (``states``) in the time those take: a cheap pass for winnable-deal tables,
+    whose verdicts, with no ``timeout``, depend on no machine's speed or load.  It still
+    proves ``unsolvable`` every deal whose positions fit in ``max_states``.
+    """
 
     max_states: int = DEFAULT_MAX_STATES
     timeout: Optional[float] = None
     length: str = DEFAULT_LENGTH
+    searches_only: bool = False
 
     def __post_init__(self) -> None:
         # bool is an int to Python, but True states is a typo, not a limit.
@@ -67,11 +79,16 @@ class Limits:
             raise LimitsError(f"timeout must be positive seconds, got {timeout!r}")
         if self.length not in LENGTHS:
             raise LimitsError(f"length must be one of {', '.join(LENGTHS)}, got {self.length!r}")
+        if not isinstance(self.searches_only, bool):
+            raise LimitsError(f"searches_only must be True or False, got {self.searches_only!r}")
 
     def to_dict(self) -> Dict[str, Any]:
         """The limits as a dataset records them: ``length`` only when it is not the default,
-        so that datasets made before it existed keep the identity they were written with."""
+        ``searches_only`` only when set, so that datasets made before they existed keep the
+        identity they were written with (and a searches-only dataset refuses the others)."""
         fields = dataclasses.asdict(self)
         if self.length == DEFAULT_LENGTH:
             del fields["length"]
+        if not self.searches_only:
+            del fields[SEARCHES_ONLY]
         return fields

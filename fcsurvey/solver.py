@@ -159,7 +159,8 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     :class:`SolverError` says so before any work, as taking or overwriting it would lose
     another proof's progress.
 
-    ``phases`` (see :data:`PHASES`) runs only some of the solve.  Run apart, the two give
+    ``phases`` (see :data:`PHASES`) runs only some of the solve; ``limits.searches_only`` is
+    ``phases=("search",)``, recorded with the limits.  Run apart, the two give
     the counts of one whole solve between them, resumed or not: the proof alone resumes
     from a checkpoint, and the searches alone always run (a resumed whole solve skips
     them, as the checkpoint holds their counts).
@@ -176,6 +177,12 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     """
     if isinstance(phases, str) or not phases or not set(phases) <= set(PHASES):
         raise SolverError(f"phases must be some of {', '.join(PHASES)}, got {phases!r}")
+    if limits.searches_only:
+        if SEARCH not in phases:
+            raise SolverError("the limits say searches only, so the proof alone has nothing to run")
+        if checkpoint is not None:
+            raise SolverError("a checkpoint keeps a layered proof's progress, and searches only run none")
+        phases = (SEARCH,)
     if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
         raise SolverError(f"threads must be a whole number from 1 to {MAX_THREADS}, got {threads!r}")
     longest = max(map(len, position.columns), default=0)

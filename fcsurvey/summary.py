@@ -21,6 +21,7 @@ from . import __version__
 from .console import counts_text, duration
 from .rules import Rules
 from .dealset import DealSet
+from .limits import SEARCHES_ONLY
 from .schema import DIFFICULTY_RANK, ERROR, SOLVED, STATUSES, UNKNOWN, UNSOLVABLE
 from .solver import core_build
 from .store import chunk_builds, chunk_runs, read, read_manifest
@@ -166,7 +167,8 @@ def summary_text(summary: Mapping[str, Any]) -> str:
         f"Rules       {Rules.from_dict(d['rules']).describe()}",
         f"Limits      {limits['max_states']:,} states per deal, "
         + ("no timeout" if limits["timeout"] is None else f"{limits['timeout']:g} s per deal")
-        + (f"; {limits['length']} solutions" if "length" in limits else ""),
+        + (f"; {limits['length']} solutions" if "length" in limits else "")
+        + ("; searches only (no layered proof)" if limits.get(SEARCHES_ONLY) else ""),
         f"Deals       {deals['present']:,} of {deals['requested']:,} requested (within {span}); "
         + ("no gaps" if not deals["missing"] else f"{deals['missing']:,} missing: {gaps}"),
         f"Status      {counts_text(d['status'])}",

@@ -96,6 +96,8 @@ def default_out(deals: DealSet, rules: Rules, limits: Limits, difficulty: bool =
         parts.append(f"timeout-{limits.timeout:g}s")
     if limits.length != DEFAULT_LENGTH:
         parts.append(limits.length)
+    if limits.searches_only:
+        parts.append("searches-only")
     if difficulty:
         parts.append("difficulty")
     if len(deals.ranges) <= 3:
@@ -137,6 +139,14 @@ def plan_chunks(deals: DealSet, size: int, block: int = BLOCK_DEALS) -> Iterator
         yield tuple(pieces)
 
 
+def check_mode(limits: Limits, difficulty: bool) -> None:
+    """SurveyError for settings that cannot go together: ``--difficulty`` proves each deal's
+    fewest cells both ways, which searches only cannot."""
+    if difficulty and limits.searches_only:
+        raise SurveyError("--difficulty proves each deal's fewest cells, which needs the layered proof "
+                          "that --searches-only leaves out: give one of them")
+
+
 def solver_path(solver: Optional[str] = None) -> str:
     """The solver a survey calls: ``solver``, else SOLVER_ENV's, else the real one; SurveyError
     if it does not load."""
@@ -155,6 +165,7 @@ def plan_survey(deals: DealSet, *, rules: Rules = PRESETS["freecell"], limits: L
     sample of ``deals`` (plan.py) in this process; nothing is written."""
     if not deals:
         raise SurveyError("no deals given")
+    check_mode(limits, difficulty)
     return plan(deals, rules, limits, workers=workers or default_workers(),
                 chunk_size=chunk_size or chunk_size_for(deals, rules, difficulty), solutions=solutions,
                 difficulty=difficulty, solver=solver_path(solver))
@@ -290,6 +301,7 @@ class Survey:
             raise SurveyError(f"chunk size must be at least 1, got {chunk_size}")
         if not deals:
             raise SurveyError("no deals given")
+        check_mode(limits, difficulty)
         self.solver = solver_path(solver)
         self.rules, self.limits = rules, limits
         self.workers = workers or default_workers()

@@ -9,7 +9,8 @@ it (proved unsolvable, not won within the survey's limits, or not surveyed).  De
 its name (``winnable-4cells-1-1000000.bin``), and docs/game-makers.md gives loaders.
 
 ``fcsurvey export DATASET --format bitmap`` writes one (report.py); :func:`load_table`
-reads one back.
+reads one back, and :func:`union` joins the tables of surveys run in passes (a second pass
+at wider limits over the deals the first left unknown: scripts/run_tables.py).
 """
 
 from __future__ import annotations
@@ -74,6 +75,16 @@ class WinnableTable:
 
     def to_bytes(self) -> bytes:
         return self.bits
+
+
+def union(*tables: WinnableTable) -> WinnableTable:
+    """The deals any of ``tables`` vouches for (a bitwise OR), covering the longest of them:
+    a deal one pass of a survey won is winnable, whatever another pass made of it."""
+    size = max((len(t.bits) for t in tables), default=0)
+    joined = 0
+    for t in tables:
+        joined |= int.from_bytes(t.bits, "little")
+    return WinnableTable(joined.to_bytes(size, "little"))
 
 
 def load_table(path: Union[str, Path]) -> WinnableTable:
