@@ -151,6 +151,9 @@ def main() -> int:
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3  # before the checks below read the log
         scheduler_cpu = cpu_s(processes[0].pid) - scheduler_cpu if processes else 0.0
         stop.set()
+        client_mb.append(rss_mb())  # a run shorter than a sample still has one
+        if scheduler_pid is not None:
+            scheduler_mb.append(rss_mb(scheduler_pid))
         assert report.written == args.tasks, report.text()
         assert len(store.read_log(scratch / "out")[0]) == args.tasks
         print(f"{args.tasks:,} one-deal tasks on {layout}: {wall:,.1f} s wall, {args.tasks / wall:,.0f} tasks/s, "
