@@ -40,6 +40,10 @@ MAX_EFFORT = 1 - 10 ** -SCORE_DECIMALS
 
 #: A search under narrower rules gets this fraction (1/8) of the positions limit.
 NARROWER_SHARE = 8
+#: The most positions :func:`kings_won`'s searches may store, whatever the survey's limit:
+#: the question is asked of 60% of FreeCell deals, and a kings-only game it cannot settle
+#: within this rarely settles cheaply above it (docs/difficulty.md, "Bands").
+KINGS_MAX_STATES = 1_000_000
 
 #: A solver as :func:`fcsurvey.solver.solve` is called here (``phases`` by keyword).
 Solve = Callable[..., Result]
@@ -150,10 +154,10 @@ def kings_won(deal: int, rules: Rules, found: MinCells, limits: Limits = Limits(
     way is a proof, whatever search found it.
 
     It is :func:`decide`'s verdict without the layered proof, whose cost has no bound but
-    time: ``False`` needs the complete search to visit the whole kings-only game within
-    ``limits.max_states`` (most deals' games have under 100,000 positions, 2-cell deal
-    132's has 16 million), and on a winnable game the proof would run until it met a win
-    near its end.  A deal left undecided is ``unrated``; whether a search finds a win in
+    time, and within at most :data:`KINGS_MAX_STATES` positions: ``False`` needs the
+    complete search to visit the whole kings-only game (most deals' games have under
+    100,000 positions, 2-cell deal 132's has 16 million), and on a winnable game the proof
+    would run until it met a win near its end.  A deal left undecided is ``unrated``; whether a search finds a win in
     time depends on the search, so another build may rate a deal this one leaves
     ``unrated``, but never in another band.
     """
@@ -162,7 +166,8 @@ def kings_won(deal: int, rules: Rules, found: MinCells, limits: Limits = Limits(
     narrower = kings_rules(rules, found.min_cells)
     if narrower is None:
         return dataclasses.replace(found, kings_won=True)
-    verdict = decide(deal, narrower, limits, solve, proof=False)
+    room = Limits(max_states=min(limits.max_states, KINGS_MAX_STATES), timeout=limits.timeout)  # any solution
+    verdict = decide(deal, narrower, room, solve, proof=False)
     answer = {SOLVED: True, UNSOLVABLE: False}.get(verdict.status)
     if answer and not validate(make_deal(deal, rules), rules, verdict.solution).ok:
         answer = None

@@ -466,10 +466,12 @@ def _page(summary: Mapping[str, Any], charts: List[Tuple[str, str]]) -> str:
     else:
         lines += ["| min_cells | deals |", "|---:|---:|"]
         lines += [f"| {k} | {n:,} |" for k, n in difficulty["min_cells"].items()]
+        lines += ["", "| band | deals |", "|---|---:|"]
+        lines += [f"| {name} | {n:,} |" for name, n in difficulty["bands"].items()]
         lines += ["", "Hardest deals: " + ", ".join(
             f"{h['deal']} ({h['difficulty']:g}, {h['min_cells']} cells)" for h in difficulty["hardest"]),
-            "", "The difficulty score (min_cells plus search effort) is explained in fcsurvey's "
-            "docs/difficulty.md.", ""]
+            "", "The difficulty score (min_cells plus search effort) and the bands (proved facts "
+            "only, stable between releases) are explained in fcsurvey's docs/difficulty.md.", ""]
     for title, file in charts:
         lines += [f"## {title}", "", f"![{title}]({file})", ""]
     return "\n".join(lines)

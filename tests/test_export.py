@@ -222,6 +222,8 @@ def test_report_writes_charts_and_page(capsys, dataset, tmp_path):
         assert (tmp_path / "report" / chart).read_bytes().startswith(b"\x89PNG")
         assert f"]({chart})" in (tmp_path / "report" / REPORT_PAGE).read_text()
     assert "| 5 | 1 |" in (tmp_path / "report" / REPORT_PAGE).read_text()
+    assert "| band | deals |\n|---|---:|\n" in (tmp_path / "report" / REPORT_PAGE).read_text()
+    assert "| unwinnable | 1 |" in (tmp_path / "report" / REPORT_PAGE).read_text()
 
 
 def test_report_without_matplotlib_is_a_one_line_hint(capsys, dataset, tmp_path, monkeypatch):
