@@ -350,7 +350,7 @@ def export(path: Path, out: IO[Any], *, where: Optional[str] = None, sort: str =
            progress: bool = False) -> int:
     """Write the selected deals of dataset ``path`` to ``out`` as ``fmt`` and return how many.
 
-    json: a list of records, one a line: deal, rules, status, difficulty, difficulty_rank,
+    json: a list of records, one a line: deal, rules, status, band, difficulty, difficulty_rank,
     min_cells, min_cells_exact, moves, solution (the move notation) and solution_moves
     (from, to, card, count).  csv: the same but the rules and solution_moves.  txt: deal
     numbers, one a line.  lines: ``deal<TAB>solution`` a line, for the solved deals only
