@@ -157,9 +157,9 @@ def kings_won(deal: int, rules: Rules, found: MinCells, limits: Limits = Limits(
     time, and within at most :data:`KINGS_MAX_STATES` positions: ``False`` needs the
     complete search to visit the whole kings-only game (most deals' games have under
     100,000 positions, 2-cell deal 132's has 16 million), and on a winnable game the proof
-    would run until it met a win near its end.  A deal left undecided is ``unrated``; whether a search finds a win in
-    time depends on the search, so another build may rate a deal this one leaves
-    ``unrated``, but never in another band.
+    would run until it met a win near its end.  A deal left undecided is ``unrated``;
+    whether a search finds a win in time depends on the search, so another build may rate
+    a deal this one leaves ``unrated``, but never in another band.
     """
     if found.min_cells != KINGS_SPLIT_CELLS or not found.exact:
         return found
@@ -169,7 +169,8 @@ def kings_won(deal: int, rules: Rules, found: MinCells, limits: Limits = Limits(
     room = Limits(max_states=min(limits.max_states, KINGS_MAX_STATES), timeout=limits.timeout)  # any solution
     verdict = decide(deal, narrower, room, solve, proof=False)
     answer = {SOLVED: True, UNSOLVABLE: False}.get(verdict.status)
-    if answer and not validate(make_deal(deal, rules), rules, verdict.solution).ok:
+    real = rules.replace(cells=found.min_cells)
+    if answer and not validate(make_deal(deal, real), real, verdict.solution).ok:
         answer = None
     return dataclasses.replace(found, kings_won=answer, kings=verdict,
                                search_s=found.search_s + verdict.elapsed_s)
