@@ -435,7 +435,7 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
            out: str) -> None:
     """Export deal lists from a survey DATASET for games and players.
 
-    JSON records carry the deal, rules, status, difficulty and its rank, min_cells,
+    JSON records carry the deal, rules, status, band, difficulty and its rank, min_cells,
     moves, the solution in the move notation and every move as from, to, card and
     count.  Every solution is replayed by the rules engine before anything is
     written; one that does not win stops the export, naming the deal.  On a
@@ -446,6 +446,7 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
       fcsurvey export results/ms-freecell-1-32000 --where "min_cells = 4" --out need-4-cells.json
       fcsurvey export results/ms-freecell-1-32000 --where "status = solved" --sort difficulty --limit 1000
       fcsurvey export results/ms-freecell-1-32000 --sort difficulty --desc --limit 100 --format csv
+      fcsurvey export results/ms-freecell-1-32000 --where "band = hard" --format txt
       fcsurvey export results/freecell_1-32000 --where "moves <= 80" --format txt
       fcsurvey export results/freecell_1-32000 --format lines | gzip -9n > solutions.txt.gz
       fcsurvey export results/freecell_1-1000000 --format bitmap --out winnable-4cells-1-1000000.bin

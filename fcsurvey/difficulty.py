@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
+from .bands import KINGS_SPLIT_CELLS
 from .deals import deal as make_deal
 from .replay import validate
 from .limits import Limits
@@ -39,6 +40,10 @@ MAX_EFFORT = 1 - 10 ** -SCORE_DECIMALS
 
 #: A search under narrower rules gets this fraction (1/8) of the positions limit.
 NARROWER_SHARE = 8
+#: The most positions :func:`kings_won`'s searches may store, whatever the survey's limit:
+#: the question is asked of 60% of FreeCell deals, and a kings-only game it cannot settle
+#: within this rarely settles cheaply above it (docs/difficulty.md, "Bands").
+KINGS_MAX_STATES = 1_000_000
 
 #: A solver as :func:`fcsurvey.solver.solve` is called here (``phases`` by keyword).
 Solve = Callable[..., Result]
@@ -54,6 +59,8 @@ class MinCells:
     ``limit`` names the limit that stopped the proof.  ``states`` is the positions stored
     to win with ``min_cells`` cells; ``verdicts`` holds every verdict made, by cell count;
     ``search_s`` is the solver time spent beyond the verdict the search was given.
+    ``kings_won`` is :func:`kings_won`'s answer (``None`` where it was not asked or not
+    decided), and ``kings`` its verdict when a solve was made for it.
     """
 
     min_cells: Optional[int]
@@ -62,6 +69,8 @@ class MinCells:
     states: Optional[int]
     verdicts: Dict[int, Result]
     search_s: float
+    kings_won: Optional[bool] = None
+    kings: Optional[Result] = None
 
     @property
     def difficulty(self) -> Optional[float]:
@@ -126,6 +135,47 @@ def _found(cells: Optional[int], exact: bool, limit: Optional[str], states: Opti
     return MinCells(cells, exact, limit, states, verdicts, spent)
 
 
+def kings_rules(rules: Rules, cells: int) -> Optional[Rules]:
+    """``rules`` with ``cells`` cells and empty columns for kings only, ``None`` when empty
+    columns already take kings only or nothing: then every win is a kings-only win."""
+    return rules.replace(cells=cells, empty_fill="kings") if rules.empty_fill == "any" else None
+
+
+def kings_won(deal: int, rules: Rules, found: MinCells, limits: Limits = Limits(),
+              solve: Solve = solve_deal) -> MinCells:
+    """``found`` with ``kings_won``: whether ``found.min_cells`` cells still win deal ``deal``
+    when empty columns take kings only -- ``True`` for a win the rules engine replays,
+    ``False`` when that narrower game is proven unsolvable, ``None`` when the limits leave it
+    undecided.  Asked only where the bands need it: a proven ``min_cells`` of
+    :data:`KINGS_SPLIT_CELLS`.
+
+    Kings-only empty columns allow only moves the real rules allow, so a win there is a win
+    and the answer is a property of the deal, like ``min_cells`` itself: a verdict either
+    way is a proof, whatever search found it.
+
+    It is :func:`decide`'s verdict without the layered proof, whose cost has no bound but
+    time, and within at most :data:`KINGS_MAX_STATES` positions: ``False`` needs the
+    complete search to visit the whole kings-only game (most deals' games have under
+    100,000 positions, 2-cell deal 132's has 16 million), and on a winnable game the proof
+    would run until it met a win near its end.  A deal left undecided is ``unrated``;
+    whether a search finds a win in time depends on the search, so another build may rate
+    a deal this one leaves ``unrated``, but never in another band.
+    """
+    if found.min_cells != KINGS_SPLIT_CELLS or not found.exact:
+        return found
+    narrower = kings_rules(rules, found.min_cells)
+    if narrower is None:
+        return dataclasses.replace(found, kings_won=True)
+    room = Limits(max_states=min(limits.max_states, KINGS_MAX_STATES), timeout=limits.timeout)  # any solution
+    verdict = decide(deal, narrower, room, solve, proof=False)
+    answer = {SOLVED: True, UNSOLVABLE: False}.get(verdict.status)
+    real = rules.replace(cells=found.min_cells)
+    if answer and not validate(make_deal(deal, real), real, verdict.solution).ok:
+        answer = None
+    return dataclasses.replace(found, kings_won=answer, kings=verdict,
+                               search_s=found.search_s + verdict.elapsed_s)
+
+
 def narrower_rules(rules: Rules) -> List[Rules]:
     """Rule sets allowing only moves that ``rules`` allows too, so that their wins are wins
     under ``rules``: single-card moves only, and empty columns for kings only (which also
@@ -138,7 +188,8 @@ def narrower_rules(rules: Rules) -> List[Rules]:
     return narrower
 
 
-def decide(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve = solve_deal) -> Result:
+def decide(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve = solve_deal,
+           proof: bool = True) -> Result:
     """The verdict on ``deal`` under ``rules``, and when the limits leave it undecided, a
     win found under :func:`narrower_rules` and replayed under ``rules`` by the rules engine.
 
@@ -155,7 +206,9 @@ def decide(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve = so
     which keeps no paths: on a winnable deal it can only end ``unknown``, and only near the
     end (deal 9608 with one cell: hours, where single cards win in 275,359 positions).
     ``limits.timeout`` covers every attempt together.  The result counts the positions,
-    expansions and time of every attempt.
+    expansions and time of every attempt.  Without ``proof`` there is no layered proof:
+    ``unsolvable`` only where the complete search runs out of positions within
+    ``limits.max_states``.
     """
     attempts = [solve(deal, rules, limits, phases=(SEARCH,))]
     result = attempts[0]
@@ -166,7 +219,7 @@ def decide(deal: int, rules: Rules, limits: Limits = Limits(), solve: Solve = so
                 result = attempt
                 break
         else:
-            if result.limit == STATES_LIMIT:
+            if proof and result.limit == STATES_LIMIT:
                 result = _attempt(solve, deal, rules, limits, attempts, 1, (PROOF,))
     return dataclasses.replace(result, states=sum(a.states for a in attempts),
                                expanded=sum(a.expanded for a in attempts),

@@ -37,7 +37,8 @@ from .notation import structured
 from .console import work_bar
 from .replay import validate
 from .rules import Rules
-from .schema import DIFFICULTY_RANK, SOLVED, STATUSES
+from .bands import BANDS
+from .schema import BAND, DIFFICULTY_RANK, SOLVED, STATUSES
 from .store import read, read_manifest
 from .summary import summarize, summary_text
 from .tables import encode
@@ -62,8 +63,12 @@ class ReportError(ValueError):
 #: lacks (the difficulty ones without --difficulty) are refused by name.
 FIELDS: Dict[str, type] = {
     "deal": int, "status": str, "moves": int, "atomic_moves": int, "states": int,
-    "min_cells": int, "min_cells_exact": bool, "difficulty": float, DIFFICULTY_RANK: int,
+    "min_cells": int, "min_cells_exact": bool, "difficulty": float, DIFFICULTY_RANK: int, BAND: str,
 }
+#: A column that sorting by band adds for a moment: each band's place in BANDS.
+BAND_ORDER = "_band_order"
+#: The words each word field takes.
+WORDS = {"status": STATUSES, BAND: BANDS}
 ORDERING = {"<": pc.less, "<=": pc.less_equal, ">": pc.greater, ">=": pc.greater_equal}
 EQUALITY = {"=": pc.equal, "==": pc.equal, "!=": pc.not_equal}
 BOOLEANS = {"true": True, "false": False}
@@ -235,8 +240,8 @@ class _Parser:
             return BOOLEANS[token.text.lower()]
         if kind is str and token.kind in ("string", "word") and token.text.lower() not in KEYWORDS:
             value = token.text.strip("'\"") if token.kind == "string" else token.text
-            if name == "status" and value not in STATUSES:
-                raise self.fail(token, f"status is one of {', '.join(STATUSES)}")
+            if value not in WORDS[name]:
+                raise self.fail(token, f"{name} is one of {', '.join(WORDS[name])}")
             return value
         expected = {int: "a whole number", float: "a number", bool: "true or false", str: "a word"}[kind]
         raise self.fail(token, f"{name} takes {expected}")
@@ -251,7 +256,7 @@ def parse_where(text: str, fields: Sequence[str] = tuple(FIELDS)) -> pc.Expressi
 # --- export ----------------------------------------------------------------------------------
 
 #: Columns of a CSV export and of a JSON record (with the rules, the solution and its moves).
-LIST_COLUMNS = ("deal", "status", "difficulty", DIFFICULTY_RANK, "min_cells", "min_cells_exact", "moves")
+LIST_COLUMNS = ("deal", "status", BAND, "difficulty", DIFFICULTY_RANK, "min_cells", "min_cells_exact", "moves")
 
 
 def select(path: Path, where: Optional[str] = None, sort: str = "deal", descending: bool = False,
@@ -267,7 +272,12 @@ def select(path: Path, where: Optional[str] = None, sort: str = "deal", descendi
     if solved_only:
         table = table.filter(pc.equal(table["status"], SOLVED))
     order = "descending" if descending else "ascending"
+    if sort == BAND:  # in the order of the bands, easiest first, not of their names
+        table = table.append_column(BAND_ORDER, pc.index_in(table[BAND], value_set=pa.array(BANDS)))
+        sort = BAND_ORDER
     table = table.sort_by([(sort, order)] + ([("deal", "ascending")] if sort != "deal" else []))
+    if BAND_ORDER in table.column_names:
+        table = table.drop_columns([BAND_ORDER])
     if limit is not None:
         table = table.slice(0, limit)
     return table, Rules.from_dict(read_manifest(path)["rules"])
@@ -340,7 +350,7 @@ def export(path: Path, out: IO[Any], *, where: Optional[str] = None, sort: str =
            progress: bool = False) -> int:
     """Write the selected deals of dataset ``path`` to ``out`` as ``fmt`` and return how many.
 
-    json: a list of records, one a line: deal, rules, status, difficulty, difficulty_rank,
+    json: a list of records, one a line: deal, rules, status, band, difficulty, difficulty_rank,
     min_cells, min_cells_exact, moves, solution (the move notation) and solution_moves
     (from, to, card, count).  csv: the same but the rules and solution_moves.  txt: deal
     numbers, one a line.  lines: ``deal<TAB>solution`` a line, for the solved deals only
@@ -456,10 +466,12 @@ def _page(summary: Mapping[str, Any], charts: List[Tuple[str, str]]) -> str:
     else:
         lines += ["| min_cells | deals |", "|---:|---:|"]
         lines += [f"| {k} | {n:,} |" for k, n in difficulty["min_cells"].items()]
+        lines += ["", "| band | deals |", "|---|---:|"]
+        lines += [f"| {name} | {n:,} |" for name, n in difficulty["bands"].items()]
         lines += ["", "Hardest deals: " + ", ".join(
             f"{h['deal']} ({h['difficulty']:g}, {h['min_cells']} cells)" for h in difficulty["hardest"]),
-            "", "The difficulty score (min_cells plus search effort) is explained in fcsurvey's "
-            "docs/difficulty.md.", ""]
+            "", "The difficulty score (min_cells plus search effort) and the bands (proved facts "
+            "only, stable between releases) are explained in fcsurvey's docs/difficulty.md.", ""]
     for title, file in charts:
         lines += [f"## {title}", "", f"![{title}]({file})", ""]
     return "\n".join(lines)

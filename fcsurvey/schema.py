@@ -66,13 +66,20 @@ DIFFICULTY_COLUMNS: Tuple[Tuple[str, str], ...] = (
     ("min_cells_states", "uint64"),
     ("difficulty", "float64"),
     ("difficulty_ms", "float32"),
+    ("kings_won", "bool_"),
 )
+#: Columns of a ``--difficulty`` survey that files written before them lack: such a file
+#: reads with the column null throughout (bands.py then rates its 2-cell deals ``unrated``).
+LATER_DIFFICULTY_COLUMNS = ("kings_won",)
 #: The extra column of an ``--optimal`` survey: the proven fewest moves (null where A* ran
 #: out of room or time, or the deal has no solution).
 PAR_COLUMNS: Tuple[Tuple[str, str], ...] = (("par", "uint16"),)
 #: Rank 1 for the hardest deal of a ``--difficulty`` dataset.  It depends on the whole
 #: dataset, so it is derived when the dataset is read, never stored.
 DIFFICULTY_RANK = "difficulty_rank"
+#: The difficulty band of each deal of a ``--difficulty`` dataset (bands.py), derived when
+#: the dataset is read from the stored facts it is defined by, never stored itself.
+BAND = "band"
 #: Columns that repeat the dataset's rules on every row, so that one file stands alone.
 RULE_COLUMNS = ("variant", "cells", "foundation_return")
 
@@ -112,7 +119,8 @@ def difficulty_columns(found: "MinCells") -> Row:
     """The ``--difficulty`` columns of one deal, from what its fewest-cells search found."""
     return {"min_cells": found.min_cells, "min_cells_exact": found.exact,
             "min_cells_limit": found.limit, "min_cells_states": found.states,
-            "difficulty": found.difficulty, "difficulty_ms": found.search_s * 1000.0}
+            "difficulty": found.difficulty, "difficulty_ms": found.search_s * 1000.0,
+            "kings_won": found.kings_won}
 
 
 def no_proof_reason(row: Mapping[str, Any]) -> str:

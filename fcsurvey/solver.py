@@ -18,7 +18,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from ._core import _fccore
 from .deals import Deal, deal as make_deal
@@ -53,6 +53,20 @@ _LENGTH_CODES = {DEFAULT_LENGTH: _fccore.LENGTH_DEFAULT, SHORT_LENGTH: _fccore.L
                  OPTIMAL_LENGTH: _fccore.LENGTH_OPTIMAL}
 #: The least time limit a resumed proof is given (the core reads 0 as none).
 _LEAST_TIMEOUT_S = 1e-9
+
+
+#: The environment variable that puts other search weights in force in every process that
+#: solves (survey workers inherit it): ``greedy.depth=1,complete.not_home=3`` changes those
+#: weights of tuning.h's WEIGHTS and keeps the rest.  For experiments and the test that the
+#: difficulty bands do not depend on the search (tests/test_bands.py); no verdict depends on
+#: the weights, only how soon it comes, and a build with other weights names itself another
+#: build (:func:`core_build`).
+WEIGHTS_ENV = "FCSURVEY_WEIGHTS"
+#: The weight sets that :data:`WEIGHTS_ENV` may change: the greedy searches' and the
+#: complete search's (``--short``'s beam search keeps its own).
+WEIGHT_SETS = ("greedy", "complete")
+#: The names of the weights, in the C core's order (tuning.h).
+WEIGHT_NAMES: Tuple[str, ...] = _fccore.WEIGHT_NAMES
 
 
 class ReplayFailed(RuntimeError):
@@ -107,11 +121,75 @@ def core_rules(rules: Rules) -> Tuple[int, int, int, int, int, int]:
             int(rules.foundation_return))
 
 
+def parse_weights(text: str) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+    """The (greedy, complete) weight sets that ``text`` (as :data:`WEIGHTS_ENV` takes it)
+    makes of tuning.h's; an empty text keeps them.  :class:`SolverError` for anything else."""
+    sets = {name: list(values) for name, values in zip(WEIGHT_SETS, _fccore.weights(True))}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, _, value = item.partition("=")
+        which, _, name = key.strip().partition(".")
+        if which not in sets or name not in WEIGHT_NAMES or not value.strip().isdigit():
+            raise SolverError(f"{WEIGHTS_ENV}: {item!r} is not SET.NAME=N with SET one of {', '.join(WEIGHT_SETS)}, "
+                              f"NAME one of {', '.join(WEIGHT_NAMES)} and N a whole number")
+        sets[which][WEIGHT_NAMES.index(name)] = int(value)
+    return tuple(sets["greedy"]), tuple(sets["complete"])
+
+
+def set_weights(text: str = "") -> None:
+    """Put the weights of ``text`` (see :data:`WEIGHTS_ENV`) in force for the solves this
+    process makes from now on; ``""`` restores tuning.h's.  Not while a solve runs."""
+    _put_in_force(parse_weights(text))
+
+
+@contextlib.contextmanager
+def weights(text: str) -> Iterator[None]:
+    """The weights of ``text`` (see :data:`WEIGHTS_ENV`) in force within the block, and
+    those before it after."""
+    _weights_from_env()
+    before = _in_force
+    set_weights(text)
+    try:
+        yield
+    finally:
+        _put_in_force(before)
+
+
+def _put_in_force(sets: Tuple[Tuple[int, ...], Tuple[int, ...]]) -> None:
+    global _in_force
+    try:
+        _fccore.set_weights(*sets)
+    except ValueError as exc:
+        raise SolverError(f"{WEIGHTS_ENV}: {exc}") from None
+    _in_force = sets
+
+
+#: The weight sets in force (tuning.h's until :func:`set_weights` or :data:`WEIGHTS_ENV`
+#: says otherwise).
+_in_force: Tuple[Tuple[int, ...], Tuple[int, ...]] = _fccore.weights(True)
+
+
 @functools.lru_cache(maxsize=None)
-def _build_id() -> bytes:
-    """A digest of the compiled core: checkpoints are raw memory layouts of one build."""
+def _weights_from_env() -> None:
+    """Put :data:`WEIGHTS_ENV`'s weights in force, once a process, before its first solve."""
+    text = os.environ.get(WEIGHTS_ENV, "")
+    if text:
+        set_weights(text)
+
+
+@functools.lru_cache(maxsize=None)
+def _library_digest() -> bytes:
     with open(_fccore.__file__, "rb") as f:
         return hashlib.sha256(f.read()).digest()
+
+
+def _build_id() -> bytes:
+    """A digest of the compiled core and of the weights in force when they are not
+    tuning.h's: checkpoints are raw memory layouts of one build, and datasets name the
+    build that searched (with other weights it is another search)."""
+    _weights_from_env()
+    if _in_force == _fccore.weights(True):
+        return _library_digest()
+    return hashlib.sha256(_library_digest() + repr(_in_force).encode()).digest()
 
 
 def core_build() -> str:
@@ -223,6 +301,7 @@ def _core_solve(position: Position, rules: Rules, limits: Limits, phases: Sequen
                 on_threads: Optional[Callable[[int], None]]) -> Dict[str, Any]:
     """The C core's solve, resumed from its checkpoint each time its proof stops to go on
     with the threads offered; what it did, over every stretch."""
+    _weights_from_env()
     offered = (str(offer), offers.OFFER_EVERY_S) if offer is not None else (None, 0.0)
     elapsed, resumed = 0.0, None
     while True:

@@ -44,11 +44,12 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import __version__
+from .bands import band_column
 from .deals import GENERATOR_NAME
 from .dealset import DealSet
 from .rules import Rules, RulesError
 from .limits import OPTIMAL_LENGTH, Limits
-from .schema import DIFFICULTY_RANK, SOLVED, arrow_schema, column_values
+from .schema import BAND, DIFFICULTY_RANK, LATER_DIFFICULTY_COLUMNS, SOLVED, arrow_schema, column_values
 
 MANIFEST = "_fcsurvey.json"
 MANIFEST_FORMAT = 1
@@ -266,9 +267,12 @@ def _declared(schema: pa.Schema) -> Dict[str, Any]:
 
 
 def _column_differences(found: pa.Schema, wanted: pa.Schema) -> List[str]:
+    """What keeps a file with columns ``found`` from being read as ``wanted`` (a column
+    added to the schema later may be missing: it reads as nulls, see :func:`_read_columns`)."""
     types = {f.name: f.type for f in found}
     out = [f"no {f.name} column" if f.name not in types else f"{f.name} is {types[f.name]}, not {f.type}"
-           for f in wanted if types.get(f.name) != f.type]
+           for f in wanted if types.get(f.name) != f.type
+           and not (f.name not in types and f.name in LATER_DIFFICULTY_COLUMNS)]
     return out + [f"an extra {name} column" for name in types if name not in wanted.names]
 
 
@@ -409,7 +413,7 @@ def read(path: Path, columns: Optional[Sequence[str]] = None, deals: Optional[De
             _check_named(path, f, _deal_span(parquet), manifest)
             first, last = _name_span(f)
             if deals is None or any(lo <= last and hi >= first for lo, hi in deals.ranges):
-                pieces.append((f, parquet.read(columns=needed)))
+                pieces.append((f, _read_columns(parquet, needed, chunks.schema)))
     table = (pa.concat_tables([t for _, t in pieces]).sort_by("deal") if pieces
              else chunks.schema.empty_table().select(needed))
     if table["deal"].null_count or _repeats(table["deal"]):
@@ -423,7 +427,20 @@ def read(path: Path, columns: Optional[Sequence[str]] = None, deals: Optional[De
     table = table.select(wanted)
     if columns is None and deals is None and manifest.get("difficulty"):
         table = table.append_column(DIFFICULTY_RANK, difficulty_rank(table["difficulty"]))
+    if columns is None and manifest.get("difficulty"):
+        table = table.append_column(BAND, band_column(table, Rules.from_dict(manifest["rules"]).cells))
     return table.replace_schema_metadata(schema_metadata(manifest))
+
+
+def _read_columns(parquet: pq.ParquetFile, names: Sequence[str], schema: pa.Schema) -> pa.Table:
+    """Columns ``names`` of a checked chunk file, those it is too old to have (only
+    LATER_DIFFICULTY_COLUMNS pass the check) as nulls of ``schema``'s type."""
+    present = set(parquet.schema_arrow.names)
+    table = parquet.read(columns=[n for n in names if n in present])
+    for name in names:
+        if name not in present:
+            table = table.append_column(schema.field(name), pa.nulls(table.num_rows, schema.field(name).type))
+    return table.select(list(names))
 
 
 def chunk_runs(path: Path) -> List[Tuple[float, float]]:
@@ -487,6 +504,59 @@ def _write_atomically(final: Path, write: Any) -> None:
         temp.unlink(missing_ok=True)
         raise
     _fsync_dir(final.parent)
+
+
+def _write_table(final: Path, table: pa.Table) -> None:
+    """Write ``table`` as chunk file ``final`` atomically, as every chunk is written."""
+    encodings = {column: kind for column, kind in ENCODINGS.items() if column in table.column_names}
+    _write_atomically(final, lambda f: pq.write_table(
+        table, f, compression=COMPRESSION, row_group_size=ROW_GROUP_ROWS,
+        use_dictionary=[c for c in table.column_names if c not in encodings], column_encoding=encodings))
+
+
+def fill_later_column(path: Path, column: str, values: Mapping[int, Any]) -> int:
+    """Put ``values`` (by deal) into column ``column`` of dataset ``path``, one of the
+    LATER_DIFFICULTY_COLUMNS, in the files holding those deals: each file is rewritten
+    whole under a temporary name and renamed into place, with its rows, its other columns
+    and all its metadata (the build that solved it, its run's times) as they were, so the
+    dataset reads as before but for the column.  Deals the dataset does not hold are
+    ignored.  Takes the directory's lock; returns the rows changed.
+
+    For a column added to the dataset's schema after its files were written (bands.py's
+    ``kings_won``), so that an old dataset need not be surveyed again whole to have it."""
+    path = Path(path)
+    if column not in LATER_DIFFICULTY_COLUMNS:
+        raise StoreError(f"{column} is not a column that can be filled in later")
+    lock_fd = _lock(path)
+    try:
+        manifest = read_manifest(path)
+        chunks = _Chunks(manifest)
+        logged = read_log(path)
+        changed = 0
+        for f in chunk_files(path):
+            with chunks.open(f) as parquet:
+                deals = parquet.read(columns=["deal"])["deal"].to_pylist()
+                if not any(d in values for d in deals):
+                    continue
+                metadata = parquet.schema_arrow.metadata
+                table = _read_columns(parquet, chunks.schema.names, chunks.schema)
+            old = table[column].to_pylist()
+            new = [values.get(d, v) for d, v in zip(deals, old)]
+            changed += sum(a != b for a, b in zip(old, new))
+            table = table.set_column(table.schema.get_field_index(column), chunks.schema.field(column),
+                                     pa.array(new, chunks.schema.field(column).type))
+            try:
+                _write_table(f, table.replace_schema_metadata(metadata))
+            except OSError as exc:
+                raise StoreError(f"cannot write {f}: {exc.strerror or exc}; the files written before it "
+                                 f"are whole, so the same call goes on") from None
+            if logged is not None:
+                logged[0][relative(path, f)] = _examine(path, f, chunks, manifest)
+        if logged is not None:
+            _write_log(path, logged[0])
+        return changed
+    finally:
+        os.close(lock_fd)
 
 
 def _may_hold(file: Path, column: str, value: str) -> bool:
@@ -803,14 +873,11 @@ class Dataset:
                          schema=self.schema).replace_schema_metadata({**self._metadata, META_RUN: run})
         name = chunk_name(self.manifest, rows[0]["deal"], rows[-1]["deal"])
         final = self.path / name
-        encodings = {column: kind for column, kind in ENCODINGS.items() if column in self.schema.names}
         try:
             if not final.parent.is_dir():  # a new block: its directory must survive a crash too
                 final.parent.mkdir(exist_ok=True)
                 _fsync_dir(self.path)
-            _write_atomically(final, lambda f: pq.write_table(
-                table, f, compression=COMPRESSION, row_group_size=ROW_GROUP_ROWS,
-                use_dictionary=[c for c in self.schema.names if c not in encodings], column_encoding=encodings))
+            _write_table(final, table)
         except OSError as exc:  # the disk filled up, say: what was written before stays whole
             raise StoreError(f"cannot write {final}: {exc.strerror or exc}; the chunks written before it "
                              f"are kept, so the same command resumes once that is fixed") from None

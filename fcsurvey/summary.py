@@ -21,8 +21,9 @@ from . import __version__
 from .console import counts_text, duration
 from .rules import Rules
 from .dealset import DealSet
+from .bands import BANDS
 from .limits import SEARCHES_ONLY
-from .schema import DIFFICULTY_RANK, ERROR, SOLVED, STATUSES, UNKNOWN, UNSOLVABLE
+from .schema import BAND, DIFFICULTY_RANK, ERROR, SOLVED, STATUSES, UNKNOWN, UNSOLVABLE
 from .solver import core_build
 from .store import chunk_builds, chunk_runs, read, read_manifest
 
@@ -130,9 +131,11 @@ def _difficulty_summary(table: pa.Table) -> Dict[str, Any]:
     cells = Counter(rows["min_cells"].to_pylist())
     inexact = rows.filter(pc.invert(rows["min_cells_exact"]))
     hardest = rows.filter(pc.is_valid(rows["difficulty"])).slice(0, HARDEST_SHOWN)
+    bands = Counter(rows[BAND].to_pylist())
     return {
         "min_cells": {("none" if k is None else str(k)): cells[k]
                       for k in sorted(cells, key=lambda k: -1 if k is None else k)},
+        "bands": {name: bands[name] for name in BANDS if bands[name]},
         "inexact": _listed(sorted(inexact["deal"].to_pylist())),
         "inexact_limits": dict(Counter(inexact["min_cells_limit"].drop_null().to_pylist())),
         "score": _stats(rows["difficulty"].drop_null().to_pylist()),
@@ -148,7 +151,8 @@ def _difficulty_text(d: Mapping[str, Any]) -> List[str]:
     proven = ("all proven" if not d["inexact"]["count"] else
               f"not proven for {_listed_text(d['inexact'])}" + (f" ({limits})" if limits else ""))
     score = d["score"]
-    lines = [f"Min cells   {counts}; {proven}"]
+    lines = [f"Min cells   {counts}; {proven}",
+             "Bands       " + ", ".join(f"{name}: {n:,}" for name, n in d["bands"].items())]
     lines.append("Difficulty  " + ("no scores" if score is None else
                  f"min {score['min']:g}, median {score['median']:g}, mean {score['mean']:.3f}, "
                  f"max {score['max']:g}; hardest: "

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from .dealset import DealSet
-from .difficulty import Solve, decide, min_cells
+from .difficulty import Solve, decide, kings_won, min_cells
 from .executors import ExecutorError
 from .limits import Limits
 from .offer import worker_offer
@@ -160,10 +160,11 @@ def _solve_deal(task: ChunkTask, deal: int, solve: Solve) -> Row:
     """One deal's row: its verdict, and with ``difficulty`` its fewest cells and score."""
     if task.difficulty:  # its verdict found as min_cells finds each count's
         result = decide(deal, task.rules, task.limits, solve)
-        found = min_cells(deal, task.rules, task.limits, solve, result)
+        found = kings_won(deal, task.rules, min_cells(deal, task.rules, task.limits, solve, result),
+                          task.limits, solve)
     else:
         result, found = solve(deal, task.rules, task.limits), None
-    for verdict in found.verdicts.values() if found else [result]:
+    for verdict in [*found.verdicts.values(), *filter(None, [found.kings])] if found else [result]:
         if verdict.resumed:
             log.info("deal %d: a proof went on from its checkpoint", deal)
     log.debug("deal %d: %s, %d moves, %d states, %.3f s", deal, result.status,

@@ -243,7 +243,7 @@ def surveyed(tmp_path_factory):
 
 def test_difficulty_columns_and_rank(surveyed):
     table = store.read(surveyed)
-    assert table.schema.names == store.DIFFICULTY_SCHEMA.names + [store.DIFFICULTY_RANK]
+    assert table.schema.names == store.DIFFICULTY_SCHEMA.names + [store.DIFFICULTY_RANK, store.BAND]
     rows = {r["deal"]: r for r in table.to_pylist()}
     assert {d: rows[d]["min_cells"] for d in (164, 892, 169, 178, 285, 11982)} == \
         {164: 0, 892: 0, 169: 4, 178: 4, 285: 4, 11982: 5}

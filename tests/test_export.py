@@ -120,7 +120,7 @@ def test_json_records_replay(dataset):
     assert records[0]["deal"] == 169 and records[0]["min_cells"] == 4
     assert [r["difficulty"] for r in records] == sorted((r["difficulty"] for r in records), reverse=True)
     for record in records:
-        assert list(record) == ["deal", "rules", "status", "difficulty", "difficulty_rank", "min_cells",
+        assert list(record) == ["deal", "rules", "status", "band", "difficulty", "difficulty_rank", "min_cells",
                                 "min_cells_exact", "moves", "solution", "solution_moves"]
         rules = Rules.from_dict(record["rules"])
         assert validate(make_deal(record["deal"], rules), rules, record["solution"]).ok
@@ -138,8 +138,8 @@ def test_csv_and_txt(dataset):
     _, text = exported(dataset, where="deal <= 3", fmt="csv")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [r["deal"] for r in rows] == ["1", "2", "3"]
-    assert list(rows[0]) == ["deal", "status", "difficulty", "difficulty_rank", "min_cells", "min_cells_exact",
-                             "moves", "solution"]
+    assert list(rows[0]) == ["deal", "status", "band", "difficulty", "difficulty_rank", "min_cells",
+                             "min_cells_exact", "moves", "solution"]
     assert rows[0]["min_cells"] == "3" and rows[0]["solution"] == solve(1).solution
     assert exported(dataset, sort="min_cells", limit=2, fmt="txt")[1] == "164\n2\n"
 
@@ -222,6 +222,8 @@ def test_report_writes_charts_and_page(capsys, dataset, tmp_path):
         assert (tmp_path / "report" / chart).read_bytes().startswith(b"\x89PNG")
         assert f"]({chart})" in (tmp_path / "report" / REPORT_PAGE).read_text()
     assert "| 5 | 1 |" in (tmp_path / "report" / REPORT_PAGE).read_text()
+    assert "| band | deals |\n|---|---:|\n" in (tmp_path / "report" / REPORT_PAGE).read_text()
+    assert "| unwinnable | 1 |" in (tmp_path / "report" / REPORT_PAGE).read_text()
 
 
 def test_report_without_matplotlib_is_a_one_line_hint(capsys, dataset, tmp_path, monkeypatch):

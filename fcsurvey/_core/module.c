@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "deal.h"
 #include "proof/checkpoint.h"
+#include "score.h"
 #include "search.h"
 
 static const char *const LIMIT_NAMES[] = {NULL, "states", "time", "memory", "disk", "threads"};
@@ -338,6 +339,119 @@ static PyObject *py_checkpoint_matches(PyObject *self, PyObject *args)
     return PyBool_FromLong(ok);
 }
 
+/* How many weights a set has. */
+#define WEIGHT_ONE(name, greedy, complete, beam) +1
+enum { WEIGHT_COUNT = 0 WEIGHTS(WEIGHT_ONE) };
+#undef WEIGHT_ONE
+
+/* A weight set as a tuple of ints, in the order of WEIGHTS (tuning.h). */
+static PyObject *weights_tuple(const weights *w)
+{
+#define WEIGHT_ITEM(name, greedy, complete, beam) w->name,
+    const int values[WEIGHT_COUNT] = {WEIGHTS(WEIGHT_ITEM)};
+#undef WEIGHT_ITEM
+    PyObject *t = PyTuple_New(WEIGHT_COUNT);
+    Py_ssize_t i;
+    for (i = 0; t && i < WEIGHT_COUNT; i++) {
+        PyObject *v = PyLong_FromLong(values[i]);
+        if (!v) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
+/* The largest weight set_weights takes: scores stay far below 2^32. */
+#define MAX_WEIGHT 1000
+
+/* A weight set from a tuple of ints in the order of WEIGHTS, each 0..MAX_WEIGHT. */
+static int parse_weights(PyObject *obj, weights *w)
+{
+    int values[WEIGHT_COUNT], i;
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != WEIGHT_COUNT) {
+        PyErr_Format(PyExc_ValueError, "a weight set is a tuple of %d ints", WEIGHT_COUNT);
+        return 0;
+    }
+    for (i = 0; i < WEIGHT_COUNT; i++) {
+        long v = PyLong_AsLong(PyTuple_GET_ITEM(obj, i));
+        if (v == -1 && PyErr_Occurred())
+            return 0;
+        if (v < 0 || v > MAX_WEIGHT) {
+            PyErr_Format(PyExc_ValueError, "weights must be 0 to %d, got %ld", MAX_WEIGHT, v);
+            return 0;
+        }
+        values[i] = (int)v;
+    }
+    i = 0;
+#define WEIGHT_SET(name, greedy, complete, beam) w->name = values[i++];
+    WEIGHTS(WEIGHT_SET)
+#undef WEIGHT_SET
+    return 1;
+}
+
+static PyObject *py_weights(PyObject *self, PyObject *args)
+{
+    int tuned = 0;
+    PyObject *greedy, *complete;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "|p", &tuned))
+        return NULL;
+    if (!(greedy = weights_tuple(tuned ? &TUNED_GREEDY_WEIGHTS : &GREEDY_WEIGHTS)))
+        return NULL;
+    if (!(complete = weights_tuple(tuned ? &TUNED_COMPLETE_WEIGHTS : &COMPLETE_WEIGHTS))) {
+        Py_DECREF(greedy);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", greedy, complete);
+}
+
+/* Not while a solve runs: every search reads the weights in force as it starts. */
+static PyObject *py_set_weights(PyObject *self, PyObject *args)
+{
+    PyObject *greedy_obj, *complete_obj;
+    weights greedy, complete;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OO", &greedy_obj, &complete_obj) || !parse_weights(greedy_obj, &greedy) ||
+        !parse_weights(complete_obj, &complete))
+        return NULL;
+    GREEDY_WEIGHTS = greedy;
+    COMPLETE_WEIGHTS = complete;
+    Py_RETURN_NONE;
+}
+
+/* The names of the weights, in the order of WEIGHTS. */
+static PyObject *weight_names(void)
+{
+#define WEIGHT_NAME(name, greedy, complete, beam) #name,
+    const char *const names[WEIGHT_COUNT] = {WEIGHTS(WEIGHT_NAME)};
+#undef WEIGHT_NAME
+    PyObject *t = PyTuple_New(WEIGHT_COUNT);
+    Py_ssize_t i;
+    for (i = 0; t && i < WEIGHT_COUNT; i++) {
+        PyObject *v = PyUnicode_FromString(names[i]);
+        if (!v) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
+/* PyModule_AddObject that takes `value` (NULL: an error already set) either way. */
+static int add_object(PyObject *m, const char *name, PyObject *value)
+{
+    if (!value)
+        return -1;
+    if (PyModule_AddObject(m, name, value) < 0) {
+        Py_DECREF(value);
+        return -1;
+    }
+    return 0;
+}
+
 static PyMethodDef methods[] = {
     {"shuffled_deck", py_shuffled_deck, METH_O,
      "shuffled_deck(number) -> bytes: the 52 cards in dealing order."},
@@ -353,6 +467,11 @@ static PyMethodDef methods[] = {
      "legal_moves(rules, columns, cells, foundations, single_only[, skip_built]) -> "
      "[(src_kind, src, dst_kind, dst, count)]; kinds 0 column, 1 cell, 2 foundation; "
      "skip_built leaves out what the greedy tries with eager autoplay do without (FCS_MOVES_GREEDY)."},
+    {"weights", py_weights, METH_VARARGS,
+     "weights([tuned]) -> (greedy, complete): the weight sets in force (tuned: tuning.h's), in WEIGHT_NAMES order."},
+    {"set_weights", py_set_weights, METH_VARARGS,
+     "set_weights(greedy, complete): put other weight sets in force for the solves that follow (experiments and "
+     "tests only; no verdict depends on them)."},
     {"safe_home", py_safe_home, METH_VARARGS,
      "safe_home(rules, foundations, card) -> bool: the solver's safe-autoplay test."},
     {NULL, NULL, 0, NULL},
@@ -371,7 +490,8 @@ PyMODINIT_FUNC PyInit__fccore(void)
               PyModule_AddIntConstant(m, "MAX_THREADS", FCS_MAX_THREADS) < 0 ||
               PyModule_AddIntConstant(m, "LENGTH_DEFAULT", FCS_LENGTH_DEFAULT) < 0 ||
               PyModule_AddIntConstant(m, "LENGTH_SHORT", FCS_LENGTH_SHORT) < 0 ||
-              PyModule_AddIntConstant(m, "LENGTH_OPTIMAL", FCS_LENGTH_OPTIMAL) < 0)) {
+              PyModule_AddIntConstant(m, "LENGTH_OPTIMAL", FCS_LENGTH_OPTIMAL) < 0 ||
+              add_object(m, "WEIGHT_NAMES", weight_names()) < 0)) {
         Py_DECREF(m);
         return NULL;
     }

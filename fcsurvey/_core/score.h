@@ -17,8 +17,14 @@ typedef struct {
 #undef WEIGHT_FIELD
 } weights;
 
-extern const weights GREEDY_WEIGHTS;   /* the greedy tries' */
-extern const weights COMPLETE_WEIGHTS; /* the complete search's */
+/* The weights in force, read by every search as it starts: the tuned ones of
+   tuning.h unless set_weights (module.c) put others in place, which only
+   experiments and the bands test do (FCSURVEY_WEIGHTS, fcsurvey/solver.py).
+   No verdict depends on them, only how soon it comes. */
+extern weights GREEDY_WEIGHTS;         /* the greedy tries', the interlude's and the last try's */
+extern weights COMPLETE_WEIGHTS;       /* the complete search's */
+extern const weights TUNED_GREEDY_WEIGHTS;   /* tuning.h's greedy weights */
+extern const weights TUNED_COMPLETE_WEIGHTS; /* tuning.h's complete-search weights */
 extern const weights BEAM_WEIGHTS;     /* --short's beam search's */
 
 /* One column of an expanded position, read once so that a move that sends
