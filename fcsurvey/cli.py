@@ -21,7 +21,7 @@ from .cards import card_text
 from .deals import deal as make_deal
 from .dealset import TEXT_ENCODING, DealError, check_deal_number, parse_deals, requested_deals
 from .engine import Position
-from .executors import DaskExecutor, ExecutorError, check_scheduler_address, import_distributed
+from .executors import DaskExecutor, ExecutorError, check_scheduler_address, import_distributed, with_huge_pages
 from .notation import NotationError, format_board, format_solution, parse_board, parse_solution
 from .replay import validate, walk
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
@@ -758,8 +758,31 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
     ctx.exit(0 if all(o.passed for o in outcomes) else EXIT_INVALID)
 
 
+#: Commands that solve in their own process, where a long layered proof holds gigabytes of
+#: small hash buckets: run with glibc's malloc backing its heap with transparent huge pages,
+#: as survey workers are (executors.HUGE_PAGES_TUNABLE; its lookups miss the TLB far less).
+IN_PROCESS_SOLVES = ("solve",)
+
+
+def restart_with_huge_pages() -> None:
+    """Start this process's command again (same program, arguments and process) with glibc's
+    huge pages on, when it solves in this process and its tunables did not choose (glibc reads
+    them only when a process starts); return when it need not, or cannot."""
+    env = with_huge_pages(os.environ)
+    command = sys.argv[1] if len(sys.argv) > 1 else None
+    if env is None or command not in IN_PROCESS_SOLVES or not sys.platform.startswith("linux"):
+        return
+    try:
+        os.execve(sys.executable, sys.orig_argv, env)
+    except OSError:  # it goes on as it is: the pages change its speed, never its results
+        return
+
+
 def main(argv: Optional[list] = None) -> None:
-    """Entry point: run the CLI, turning bad input into one ``Error:`` line."""
+    """Entry point: run the CLI, turning bad input into one ``Error:`` line.  Run as a
+    program (no ``argv``), a command in IN_PROCESS_SOLVES starts again with huge pages."""
+    if argv is None:
+        restart_with_huge_pages()
     try:
         code = cli.main(args=argv, prog_name="fcsurvey", standalone_mode=False)
     except click.exceptions.Abort:

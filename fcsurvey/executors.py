@@ -38,7 +38,7 @@ import threading
 import uuid
 from dataclasses import dataclass
 from logging.handlers import QueueHandler
-from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Hashable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from multiprocessing_logging import MultiProcessingHandler
 
@@ -249,15 +249,25 @@ def _death_reason(process: Any) -> str:
     return f"worker process exited with status {code}"
 
 
+def with_huge_pages(environ: Mapping[str, str]) -> Optional[Dict[str, str]]:
+    """``environ`` with HUGE_PAGES_TUNABLE on, for a process to start with; None when its
+    tunables set it already, on or off (a choice made stands)."""
+    before = environ.get(TUNABLES_ENV)
+    if before and HUGE_PAGES_TUNABLE in before:
+        return None
+    return {**environ, TUNABLES_ENV: f"{before}:{HUGE_PAGES_TUNABLE}=1" if before else f"{HUGE_PAGES_TUNABLE}=1"}
+
+
 @contextlib.contextmanager
 def _huge_pages_for_new_processes() -> Iterator[None]:
     """Processes started within have HUGE_PAGES_TUNABLE on, unless the tunables this
     process has set it already."""
     before = os.environ.get(TUNABLES_ENV)
-    if before and HUGE_PAGES_TUNABLE in before:
+    env = with_huge_pages(os.environ)
+    if env is None:
         yield
         return
-    os.environ[TUNABLES_ENV] = f"{before}:{HUGE_PAGES_TUNABLE}=1" if before else f"{HUGE_PAGES_TUNABLE}=1"
+    os.environ[TUNABLES_ENV] = env[TUNABLES_ENV]
     try:
         yield
     finally:

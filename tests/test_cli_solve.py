@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -70,3 +74,28 @@ def test_bad_input_is_one_error_line_and_exit_2(tmp_path: Path, args: list, boar
     assert "Traceback" not in result.stderr
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error:") and words in lines[0], result.stderr
+
+
+#: The CLI as a program, first printing the tunables it started with.
+TUNABLES_PROBE = ("import os, sys; print(os.environ.get('GLIBC_TUNABLES'), file=sys.stderr, flush=True); "
+                  "from fcsurvey.cli import main; main()")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's tunables")
+@pytest.mark.parametrize("command, given, starts", [
+    (["solve", "1", "--json"], None, ["None", "glibc.malloc.hugetlb=1"]),
+    (["solve", "1", "--json"], "glibc.malloc.arena_max=2",
+     ["glibc.malloc.arena_max=2", "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"]),
+    (["solve", "1", "--json"], "glibc.malloc.hugetlb=0", ["glibc.malloc.hugetlb=0"]),  # set by the user: it stands
+    (["deal", "1"], None, ["None"]),  # solves nothing: starts once
+])
+def test_solve_starts_again_with_huge_pages_for_malloc(command: list, given: Optional[str], starts: list) -> None:
+    env = {name: value for name, value in os.environ.items() if name != "GLIBC_TUNABLES"}
+    if given is not None:
+        env["GLIBC_TUNABLES"] = given
+    result = subprocess.run([sys.executable, "-c", TUNABLES_PROBE, *command], env=env, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == starts
+    if command[0] == "solve":
+        assert json.loads(result.stdout)["status"] == "solved"

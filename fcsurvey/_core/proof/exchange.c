@@ -30,7 +30,9 @@ static int proof_insert(proof_state *ps, const proof_child *kid)
    fetched from memory in three steps a stage apart, so the reads of about
    3 * PROOF_AHEAD children overlap instead of each lookup waiting for memory
    in turn: its bucket's header, then its index, then the key its
-   fingerprint matches first; then the lookup.  A lookup may change buckets
+   fingerprint matches first; then the lookup.  A child of the current
+   layer, new to the part, is looked for among its entries too: the same
+   three fetches there.  A lookup may change buckets
    fetched ahead (a key added, a bucket split): a fetch is only a hint.  0
    when the proof must stop. */
 static int proof_insert_run(proof_state *ps, const proof_child *slots, uint64_t mask, uint64_t from, uint64_t to)
@@ -60,6 +62,8 @@ static int proof_insert_run(proof_state *ps, const proof_child *slots, uint64_t 
             const proof_child *kid = &slots[(j - 2 * d) & mask];
             if ((b = home_bucket(ps, kid)))
                 bucket_prefetch_match(b, kid->hash, kid->len);
+            if (entries && kid->layer == ps->store.current && entries->buckets)
+                bucket_prefetch_match(&entries->buckets[layer_bucket_of(entries, kid->hash)], kid->hash, kid->len);
         }
         if (j >= from + 3 * d && !proof_insert(ps, &slots[(j - 3 * d) & mask]))
             return 0;
