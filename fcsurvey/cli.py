@@ -770,10 +770,11 @@ def restart_with_huge_pages() -> None:
     them only when a process starts); return when it need not, or cannot."""
     env = with_huge_pages(os.environ)
     command = sys.argv[1] if len(sys.argv) > 1 else None
-    if env is None or command not in IN_PROCESS_SOLVES or not sys.platform.startswith("linux"):
+    orig_argv = getattr(sys, "orig_argv", None)  # Python 3.10 and later
+    if env is None or command not in IN_PROCESS_SOLVES or not sys.platform.startswith("linux") or not orig_argv:
         return
     try:
-        os.execve(sys.executable, sys.orig_argv, env)
+        os.execve(sys.executable, orig_argv, env)
     except OSError:  # it goes on as it is: the pages change its speed, never its results
         return
 
