@@ -1,7 +1,7 @@
 """Issue 27's whole-range exploration, in passes that resume across sessions.
 
     python scripts/run_foundation_return.py pass1 [--workers N]
-    python scripts/run_foundation_return.py pass2 [--workers N]
+    python scripts/run_foundation_return.py pass2 [--below N] [--workers N]
     python scripts/run_foundation_return.py status
 
 The 102,075 deals unsolvable with 4 cells (``known.IMPOSSIBLE_4_CELLS``) are solved again
@@ -12,12 +12,23 @@ rerunning the same pass goes on where it stopped.  The passes live in the reposi
 - ``pass1``: every deal, with a 300 s timeout, so that the few deals whose proofs take long
   wait for pass 2 instead of holding a worker; one chunk per 10,000,000 deal numbers (about
   120 deals: a minute or two of work, a few kB on disk).
-- ``pass2``: the deals pass 1 left ``unknown``, at the default limits and no timeout (a
-  survey puts its idle workers on the proofs of its last deals).
+- ``pass2``: the deals pass 1 left ``unknown`` in the chunks it has finished so far (only
+  those below ``--below N``, if given), at the default limits and no timeout.  It is
+  incremental: a survey dataset takes a grown deal set (the store adds the new deals to
+  those its manifest records as requested, tests/test_store.py, and refuses only other
+  rules, limits or mode), so the same command, run again once pass 1 has grown, solves only
+  the new unknowns, and run again after a stop goes on where it stopped (a proof from its
+  last checkpoint, kept in the dataset's ``.proofs``, which git ignores).  A survey lends
+  its idle workers' cores to the proofs still running, so a pass 2 of one deal with
+  ``--workers 2`` runs its proof on two threads.
+- ``status``: each pass's counts and solver time (the rows' ``elapsed_ms``), pass 1's
+  unknowns not yet in pass 2, and both passes' verdicts together by bound, ``(partial)``
+  where pass 1 has not reached it.
 
 Then ``scripts/ship_foundation_return.py results/runs/foundation-return-pass1
-results/runs/foundation-return-pass2`` ships the decided rows.  A timeout only stops a search,
-so a verdict reached under one is the one reached without it.
+results/runs/foundation-return-pass2 [--below N]`` ships the decided rows, all of them or a
+slice below N, once every deal there is decided.  A timeout only stops a search, so a
+verdict reached under one is the one reached without it.
 """
 
 from __future__ import annotations
@@ -28,15 +39,18 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from fcsurvey import known, store
-from fcsurvey.schema import UNKNOWN
+from fcsurvey.dealset import DealSet
+from fcsurvey.explore import RANGES
+from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
 
 RUNS = Path("results/runs")
 PASS1, PASS2 = RUNS / "foundation-return-pass1", RUNS / "foundation-return-pass2"
 PASS1_TIMEOUT_S = 300
 CHUNK_DEALS = 10_000_000  # deal numbers per chunk: the store's block, so one file a block
+MS_PER_HOUR = 3_600_000
 
 
 def survey(deals: Sequence[int], out: Path, extra: List[str], workers: Optional[int]) -> int:
@@ -59,32 +73,57 @@ def unknown_deals(dataset: Path) -> List[int]:
     return sorted(r["deal"] for r in rows if r["status"] == UNKNOWN)
 
 
+def pass2_deals(below: Optional[int]) -> List[int]:
+    """The deals pass 2 is to hold: pass 1's unknowns so far, below ``below`` if given."""
+    return [n for n in unknown_deals(PASS1) if below is None or n < below]
+
+
 def status() -> None:
-    """Counts by status of each pass, and how many deals neither has decided yet."""
-    decided = set()
+    """Counts by status of each pass; pass 1's unknowns not yet given to pass 2; the passes'
+    verdicts together by bound (partial where pass 1 has not reached the bound); solver time."""
+    verdicts: Dict[int, str] = {}  # pass 2's verdict over pass 1's unknown
     for dataset in (PASS1, PASS2):
         if not (dataset / store.MANIFEST).exists():
             print(f"{dataset}: not started")
             continue
-        rows = store.read(dataset, columns=["deal", "status"]).to_pylist()
+        rows = store.read(dataset, columns=["deal", "status", "elapsed_ms"]).to_pylist()
         counts = Counter(r["status"] for r in rows)
-        decided |= {r["deal"] for r in rows if r["status"] != UNKNOWN}
-        print(f"{dataset}: {len(rows):,} deals: " + ", ".join(f"{v:,} {k}" for k, v in sorted(counts.items())))
-    print(f"undecided: {len(known.IMPOSSIBLE_4_CELLS.numbers()) - len(decided):,} "
-          f"of {len(known.IMPOSSIBLE_4_CELLS.numbers()):,}")
+        print(f"{dataset}: {len(rows):,} deals" + "".join(f", {v:,} {k}" for k, v in sorted(counts.items()))
+              + f"; solver time {sum(r['elapsed_ms'] for r in rows) / MS_PER_HOUR:.2f} core-hours")
+        for r in rows:
+            if r["status"] != UNKNOWN or r["deal"] not in verdicts:
+                verdicts[r["deal"]] = r["status"]
+    if not verdicts:
+        return
+    given = DealSet(tuple(r) for r in store.read_manifest(PASS2)["requested"]) if (PASS2 / store.MANIFEST).exists() else DealSet()
+    waiting = list(DealSet.from_sorted(unknown_deals(PASS1)) - given)
+    print(f"pass 1's unknowns not yet in pass 2: {len(waiting):,}"
+          + (f" ({' '.join(map(str, waiting[:20]))}{' ...' if len(waiting) > 20 else ''})" if waiting else ""))
+    wanted = known.IMPOSSIBLE_4_CELLS.numbers()
+    reached = max(verdicts)
+    print("| deals up to | in the list | done | solved | unsolvable | unknown |\n|---|---|---|---|---|---|")
+    for name, bound in RANGES.items():
+        among = [n for n in wanted if n <= bound]
+        counts = Counter(verdicts[n] for n in among if n in verdicts)
+        partial = " (partial)" if sum(counts.values()) < len(among) else ""
+        print(f"| {bound:,}{partial} | {len(among):,} | {sum(counts.values()):,} | {counts[SOLVED]:,} | "
+              f"{counts[UNSOLVABLE]:,} | {counts[UNKNOWN]:,} |")
+    undecided = sum(verdicts.get(n, UNKNOWN) not in (SOLVED, UNSOLVABLE) for n in wanted)
+    print(f"undecided: {undecided:,} of {len(wanted):,} (pass 1 has reached deal {reached:,})")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("step", choices=["pass1", "pass2", "status"])
     parser.add_argument("--workers", type=int)
+    parser.add_argument("--below", type=int, help="pass2: only pass 1's unknowns below this deal number")
     args = parser.parse_args(argv)
     if args.step == "pass1":
         return survey(known.IMPOSSIBLE_4_CELLS.numbers(), PASS1, ["--timeout", str(PASS1_TIMEOUT_S)], args.workers)
     if args.step == "pass2":
-        todo = unknown_deals(PASS1)
+        todo = pass2_deals(args.below)
         if not todo:
-            print(f"{PASS1} leaves no deal unknown")
+            print(f"{PASS1} leaves no deal unknown" + (f" below {args.below:,}" if args.below else ""))
             return 0
         return survey(todo, PASS2, [], args.workers)
     status()
