@@ -2,6 +2,7 @@
 
     python scripts/run_foundation_return.py pass1 [--workers N]
     python scripts/run_foundation_return.py pass2 [--below N] [--workers N]
+    python scripts/run_foundation_return.py pass3 [--below N] [--workers N]
     python scripts/run_foundation_return.py status
 
 The 102,075 deals unsolvable with 4 cells (``known.IMPOSSIBLE_4_CELLS``) are solved again
@@ -21,12 +22,18 @@ rerunning the same pass goes on where it stopped.  The passes live in the reposi
   last checkpoint, kept in the dataset's ``.proofs``, which git ignores).  A survey lends
   its idle workers' cores to the proofs still running, so a pass 2 of one deal with
   ``--workers 2`` runs its proof on two threads.
+- ``pass3``: the deals pass 2 left ``unknown`` (below ``--below N``), as pass 2 but with
+  room for PASS3_MAX_STATES positions, as the issue asks of deals the default limits leave
+  undecided (raise the limits rather than leave them): 53687601, which the layered proof
+  does not spell out at the default limits, is won by the complete search with room for
+  50,000,000 (docs/known-results.md).  A worker may hold about 4 GB, the proof's spill and
+  trail several times that on disk.
 - ``status``: each pass's counts and solver time (the rows' ``elapsed_ms``), pass 1's
   unknowns not yet in pass 2, and both passes' verdicts together by bound, ``(partial)``
   where pass 1 has not reached it.
 
 Then ``scripts/ship_foundation_return.py results/runs/foundation-return-pass1
-results/runs/foundation-return-pass2 [--below N]`` ships the decided rows, all of them or a
+results/runs/foundation-return-pass2 results/runs/foundation-return-pass3 [--below N]`` ships the decided rows, all of them or a
 slice below N, once every deal there is decided.  A timeout only stops a search, so a
 verdict reached under one is the one reached without it.
 """
@@ -47,8 +54,10 @@ from fcsurvey.explore import RANGES
 from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
 
 RUNS = Path("results/runs")
-PASS1, PASS2 = RUNS / "foundation-return-pass1", RUNS / "foundation-return-pass2"
+PASS1, PASS2, PASS3 = (RUNS / f"foundation-return-pass{k}" for k in (1, 2, 3))
+PASSES = (PASS1, PASS2, PASS3)
 PASS1_TIMEOUT_S = 300
+PASS3_MAX_STATES = 50_000_000  # the room that wins 53687601 (20,201,424 positions), with some to spare
 CHUNK_DEALS = 10_000_000  # deal numbers per chunk: the store's block, so one file a block
 MS_PER_HOUR = 3_600_000
 
@@ -73,16 +82,26 @@ def unknown_deals(dataset: Path) -> List[int]:
     return sorted(r["deal"] for r in rows if r["status"] == UNKNOWN)
 
 
-def pass2_deals(below: Optional[int]) -> List[int]:
-    """The deals pass 2 is to hold: pass 1's unknowns so far, below ``below`` if given."""
-    return [n for n in unknown_deals(PASS1) if below is None or n < below]
+def next_deals(previous: Path, below: Optional[int]) -> List[int]:
+    """The deals the pass after ``previous`` is to hold: its unknowns so far, below ``below``
+    if given."""
+    if not (previous / store.MANIFEST).exists():
+        return []
+    return [n for n in unknown_deals(previous) if below is None or n < below]
+
+
+def requested(dataset: Path) -> DealSet:
+    """The deals ``dataset``'s manifest says were asked of it (none before it starts)."""
+    if not (dataset / store.MANIFEST).exists():
+        return DealSet()
+    return DealSet(tuple(r) for r in store.read_manifest(dataset)["requested"])
 
 
 def status() -> None:
     """Counts by status of each pass; pass 1's unknowns not yet given to pass 2; the passes'
     verdicts together by bound (partial where pass 1 has not reached the bound); solver time."""
-    verdicts: Dict[int, str] = {}  # pass 2's verdict over pass 1's unknown
-    for dataset in (PASS1, PASS2):
+    verdicts: Dict[int, str] = {}  # a later pass's verdict over an earlier one's unknown
+    for dataset in PASSES:
         if not (dataset / store.MANIFEST).exists():
             print(f"{dataset}: not started")
             continue
@@ -95,10 +114,10 @@ def status() -> None:
                 verdicts[r["deal"]] = r["status"]
     if not verdicts:
         return
-    given = DealSet(tuple(r) for r in store.read_manifest(PASS2)["requested"]) if (PASS2 / store.MANIFEST).exists() else DealSet()
-    waiting = list(DealSet.from_sorted(unknown_deals(PASS1)) - given)
-    print(f"pass 1's unknowns not yet in pass 2: {len(waiting):,}"
-          + (f" ({' '.join(map(str, waiting[:20]))}{' ...' if len(waiting) > 20 else ''})" if waiting else ""))
+    for k, (earlier, later) in enumerate(zip(PASSES, PASSES[1:]), start=1):
+        waiting = list(DealSet.from_sorted(next_deals(earlier, None)) - requested(later))
+        print(f"pass {k}'s unknowns not yet in pass {k + 1}: {len(waiting):,}"
+              + (f" ({' '.join(map(str, waiting[:20]))}{' ...' if len(waiting) > 20 else ''})" if waiting else ""))
     wanted = known.IMPOSSIBLE_4_CELLS.numbers()
     reached = max(verdicts)
     print("| deals up to | in the list | done | solved | unsolvable | unknown |\n|---|---|---|---|---|---|")
@@ -114,18 +133,20 @@ def status() -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=["pass1", "pass2", "status"])
+    parser.add_argument("step", choices=["pass1", "pass2", "pass3", "status"])
     parser.add_argument("--workers", type=int)
-    parser.add_argument("--below", type=int, help="pass2: only pass 1's unknowns below this deal number")
+    parser.add_argument("--below", type=int, help="pass2, pass3: only the unknowns below this deal number")
     args = parser.parse_args(argv)
     if args.step == "pass1":
         return survey(known.IMPOSSIBLE_4_CELLS.numbers(), PASS1, ["--timeout", str(PASS1_TIMEOUT_S)], args.workers)
-    if args.step == "pass2":
-        todo = pass2_deals(args.below)
+    if args.step in ("pass2", "pass3"):
+        previous, out = (PASS1, PASS2) if args.step == "pass2" else (PASS2, PASS3)
+        todo = next_deals(previous, args.below)
         if not todo:
-            print(f"{PASS1} leaves no deal unknown" + (f" below {args.below:,}" if args.below else ""))
+            print(f"{previous} leaves no deal unknown" + (f" below {args.below:,}" if args.below else ""))
             return 0
-        return survey(todo, PASS2, [], args.workers)
+        extra = [] if args.step == "pass2" else ["--max-states", str(PASS3_MAX_STATES)]
+        return survey(todo, out, extra, args.workers)
     status()
     return 0
 
