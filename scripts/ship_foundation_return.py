@@ -5,9 +5,12 @@
 Each SOURCE is a dataset of deals unsolvable with 4 cells, solved again with foundation
 return on (``fcsurvey verify --explore foundation-return`` writes one into verify's cache; a
 long run may be made in passes, for instance a first pass with ``--timeout`` that leaves the
-slow deals ``unknown`` for a second).  Their decided rows go, unchanged, into one dataset at
-the default limits: a verdict reached under a timeout is the one the same build reaches
-without it, since a timeout only stops a search, and the rows keep their states and times.
+slow deals ``unknown`` for a second, and a third with more room for what the second leaves).
+Their decided rows go, unchanged, into one dataset whose limits are the most room any source
+had and no timeout: a verdict reached under a timeout is the one the same build reaches
+without it, since a timeout only stops a search; a verdict reached with more room is a proof
+too (a replayed win, an exhausted search), only one the default room does not reach; and the
+rows keep their states and times.
 What is shipped is whole: every deal of the list (below ``--below`` if given, a slice) must
 be decided in some source, or nothing is written (``Error:``, exit 2), so the shipped dataset
 never passes an undecided deal off as absent.  Every solution is replayed by the rules engine
@@ -58,7 +61,8 @@ def fail(message: str) -> NoReturn:
 
 
 def decided_rows(sources: Sequence[Path]) -> Dict[int, dict]:
-    """Each deal's first decided row over ``sources``, with the build of its file."""
+    """Each deal's first decided row over ``sources``, with the build of its file and the
+    room (max_states) of its source."""
     rows: Dict[int, dict] = {}
     for source in sources:
         try:
@@ -67,24 +71,26 @@ def decided_rows(sources: Sequence[Path]) -> Dict[int, dict]:
             fail(str(exc))
         if Rules.from_dict(manifest["rules"]) != FOUNDATION_RETURN:
             fail(f"{source} was not solved with 4 cells and foundation return")
+        room = manifest["limits"]["max_states"]
         for f in store.chunk_files(source):
             meta = pq.read_metadata(f).metadata or {}
             build = meta.get(store.META_BUILD.encode(), b"").decode() or None
             for row in pq.read_table(f, columns=list(KEPT)).to_pylist():
                 if row["status"] in (SOLVED, UNSOLVABLE) and row["deal"] not in rows:
-                    rows[row["deal"]] = {**row, "build": build}
+                    rows[row["deal"]] = {**row, "build": build, "room": room}
     return rows
 
 
 def ship(rows: Dict[int, dict], out: Path) -> None:
-    """Write the rows into ``out``, a file per FILE_SPAN deal numbers and build."""
+    """Write the rows into ``out``, a file per FILE_SPAN deal numbers and build, under the
+    most room any of them had."""
     groups: Dict[tuple, List[dict]] = {}
     for number, row in sorted(rows.items()):
         groups.setdefault((row["build"], (number - 1) // FILE_SPAN), []).append(row)
     requested = DealSet.from_sorted(sorted(rows))
-    started = time.time()
+    started, limits = time.time(), Limits(max_states=max(r["room"] for r in rows.values()))
     for (build, _), group in sorted(groups.items(), key=lambda item: item[0][1]):
-        dataset = store.Dataset.open(out, FOUNDATION_RETURN, Limits(), requested, build=build)
+        dataset = store.Dataset.open(out, FOUNDATION_RETURN, limits, requested, build=build)
         try:
             dataset.write_chunk([{k: r[k] for k in KEPT} for r in group], started)
         finally:
