@@ -50,7 +50,7 @@ from typing import Dict, List, Optional, Sequence
 
 from fcsurvey import known, store
 from fcsurvey.dealset import DealSet
-from fcsurvey.explore import RANGES
+from fcsurvey.explore import RANGES, returned_cards
 from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
 
 RUNS = Path("results/runs")
@@ -60,6 +60,7 @@ PASS1_TIMEOUT_S = 300
 PASS3_MAX_STATES = 50_000_000  # the room that wins 53687601 (20,201,424 positions), with some to spare
 CHUNK_DEALS = 10_000_000  # deal numbers per chunk: the store's block, so one file a block
 MS_PER_HOUR = 3_600_000
+HARDEST = 5  # the largest decided searches status names
 
 
 def survey(deals: Sequence[int], out: Path, extra: List[str], workers: Optional[int]) -> int:
@@ -98,37 +99,42 @@ def requested(dataset: Path) -> DealSet:
 
 
 def status() -> None:
-    """Counts by status of each pass; pass 1's unknowns not yet given to pass 2; the passes'
-    verdicts together by bound (partial where pass 1 has not reached the bound); solver time."""
-    verdicts: Dict[int, str] = {}  # a later pass's verdict over an earlier one's unknown
+    """Counts by status of each pass; each pass's unknowns not yet given to the next; the
+    passes' verdicts together by bound (partial where pass 1 has not reached the bound); the
+    cards the solutions found bring back down; the largest decided searches; solver time."""
+    final: Dict[int, dict] = {}  # a later pass's row over an earlier one's unknown
     for dataset in PASSES:
         if not (dataset / store.MANIFEST).exists():
             print(f"{dataset}: not started")
             continue
-        rows = store.read(dataset, columns=["deal", "status", "elapsed_ms"]).to_pylist()
+        rows = store.read(dataset, columns=["deal", "status", "states", "elapsed_ms", "solution"]).to_pylist()
         counts = Counter(r["status"] for r in rows)
         print(f"{dataset}: {len(rows):,} deals" + "".join(f", {v:,} {k}" for k, v in sorted(counts.items()))
               + f"; solver time {sum(r['elapsed_ms'] for r in rows) / MS_PER_HOUR:.2f} core-hours")
         for r in rows:
-            if r["status"] != UNKNOWN or r["deal"] not in verdicts:
-                verdicts[r["deal"]] = r["status"]
-    if not verdicts:
+            if r["status"] != UNKNOWN or r["deal"] not in final:
+                final[r["deal"]] = r
+    if not final:
         return
     for k, (earlier, later) in enumerate(zip(PASSES, PASSES[1:]), start=1):
         waiting = list(DealSet.from_sorted(next_deals(earlier, None)) - requested(later))
         print(f"pass {k}'s unknowns not yet in pass {k + 1}: {len(waiting):,}"
               + (f" ({' '.join(map(str, waiting[:20]))}{' ...' if len(waiting) > 20 else ''})" if waiting else ""))
     wanted = known.IMPOSSIBLE_4_CELLS.numbers()
-    reached = max(verdicts)
     print("| deals up to | in the list | done | solved | unsolvable | unknown |\n|---|---|---|---|---|---|")
-    for name, bound in RANGES.items():
+    for bound in RANGES.values():
         among = [n for n in wanted if n <= bound]
-        counts = Counter(verdicts[n] for n in among if n in verdicts)
+        counts = Counter(final[n]["status"] for n in among if n in final)
         partial = " (partial)" if sum(counts.values()) < len(among) else ""
         print(f"| {bound:,}{partial} | {len(among):,} | {sum(counts.values()):,} | {counts[SOLVED]:,} | "
               f"{counts[UNSOLVABLE]:,} | {counts[UNKNOWN]:,} |")
-    undecided = sum(verdicts.get(n, UNKNOWN) not in (SOLVED, UNSOLVABLE) for n in wanted)
-    print(f"undecided: {undecided:,} of {len(wanted):,} (pass 1 has reached deal {reached:,})")
+    decided = [r for r in final.values() if r["status"] in (SOLVED, UNSOLVABLE)]
+    returns = Counter(returned_cards(r["solution"]) for r in decided if r["status"] == SOLVED)
+    print("cards brought back down in the solution found: " + ", ".join(f"{k}: {v:,}" for k, v in sorted(returns.items())))
+    print("largest decided searches: " + "; ".join(
+        f"{r['deal']} {r['status']} {r['states']:,} positions {r['elapsed_ms'] / 1000:.1f} s"
+        for r in sorted(decided, key=lambda r: -r["states"])[:HARDEST]))
+    print(f"undecided: {len(wanted) - len(decided):,} of {len(wanted):,} (pass 1 has reached deal {max(final):,})")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
