@@ -98,13 +98,15 @@ def ship(rows: Dict[int, dict], out: Path) -> None:
 
 
 def figures(rows: Dict[int, dict], wanted: Sequence[int], findings: List[str], below: Optional[int] = None) -> str:
-    """The Markdown summary: counts by bound (those a slice below ``below`` reaches), cards
-    brought back, the hardest proofs."""
+    """The Markdown summary: counts by bound (those a slice below ``below`` reaches, and its
+    own), cards brought back, the hardest proofs."""
     solved = {n: r for n, r in rows.items() if r["status"] == SOLVED}
     lines = ["| deals below | unsolvable with 4 cells | winnable with foundation return | still unsolvable |",
              "|---|---|---|---|"]
-    for bound in (b for b in BOUNDS if below is None or b <= below):
-        among = [n for n in wanted if n <= bound]
+    spans = [(bound, [n for n in wanted if n <= bound]) for bound in BOUNDS if below is None or bound <= below]
+    if below is not None and below not in BOUNDS:
+        spans.append((below, list(wanted)))  # the slice's own bound: all it holds
+    for bound, among in spans:
         won = sum(n in solved for n in among)
         lines.append(f"| {bound:,} | {len(among):,} | {won:,} | {sum(n in rows for n in among) - won:,} |")
     returns = Counter(returned_cards(r["solution"]) for r in solved.values())
