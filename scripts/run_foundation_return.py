@@ -28,14 +28,15 @@ rerunning the same pass goes on where it stopped.  The passes live in the reposi
   does not spell out at the default limits, is won by the complete search with room for
   50,000,000 (docs/known-results.md).  A worker may hold about 4 GB, the proof's spill and
   trail several times that on disk.
-- ``status``: each pass's counts and solver time (the rows' ``elapsed_ms``), pass 1's
-  unknowns not yet in pass 2, and both passes' verdicts together by bound, ``(partial)``
-  where pass 1 has not reached it.
+- ``status``: each pass's counts and solver time (the rows' ``elapsed_ms``), each pass's
+  unknowns not yet in the next, the passes' verdicts together by bound (``(partial)`` where
+  pass 1 has not reached it), the cards the solutions bring back down and the largest
+  decided searches.
 
 Then ``scripts/ship_foundation_return.py results/runs/foundation-return-pass1
-results/runs/foundation-return-pass2 results/runs/foundation-return-pass3 [--below N]`` ships the decided rows, all of them or a
-slice below N, once every deal there is decided.  A timeout only stops a search, so a
-verdict reached under one is the one reached without it.
+results/runs/foundation-return-pass2 results/runs/foundation-return-pass3 [--below N]``
+ships the decided rows, all of them or a slice below N, once every deal there is decided.
+A timeout only stops a search, so a verdict reached under one is the one reached without it.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ RUNS = Path("results/runs")
 PASS1, PASS2, PASS3 = (RUNS / f"foundation-return-pass{k}" for k in (1, 2, 3))
 PASSES = (PASS1, PASS2, PASS3)
 PASS1_TIMEOUT_S = 300
-PASS3_MAX_STATES = 50_000_000  # the room that wins 53687601 (20,201,424 positions), with some to spare
+PASS3_MAX_STATES = 50_000_000  # the room that wins 53687601 (20,481,424 positions, build a433c3e), with some to spare
 CHUNK_DEALS = 10_000_000  # deal numbers per chunk: the store's block, so one file a block
 MS_PER_HOUR = 3_600_000
 HARDEST = 5  # the largest decided searches status names
