@@ -24,9 +24,9 @@ rerunning the same pass goes on where it stopped.  The passes live in the reposi
   ``--workers 2`` runs its proof on two threads.
 - ``pass3``: the deals pass 2 left ``unknown`` (below ``--below N``), as pass 2 but with
   room for PASS3_MAX_STATES positions, as the issue asks of deals the default limits leave
-  undecided (raise the limits rather than leave them): 53687601, which the layered proof
-  does not spell out at the default limits, is won by the complete search with room for
-  50,000,000 (docs/known-results.md).  A worker may hold about 4 GB, the proof's spill and
+  undecided (raise the limits rather than leave them): 53687601, whose layered proof runs
+  out of room at the default limits before it reaches the win, is won by the complete
+  search with room for 50,000,000 (docs/known-results.md).  A worker may hold about 4 GB, the proof's spill and
   trail several times that on disk.
 - ``status``: each pass's counts and solver time (the rows' ``elapsed_ms``), each pass's
   unknowns not yet in the next, the passes' verdicts together by bound (``(partial)`` where
