@@ -37,6 +37,7 @@ CACHE_DIR = RESULTS_DIR / "verify"
 CONFIDENCE = 0.999            # of the binomial interval a measured win rate must share with the record
 CHUNKS_PER_WORKER = 4         # a claim's survey has at least this many chunks a worker
 NAMED = 10                    # deals named in one line of a failure before "and N more"
+COUNT_LISTED = 100            # a failed count claim names every deal it counted, up to this many
 INLINE_DEALS = 8              # expected deal sets this small (and short) are shown in full
 INLINE_WIDTH = 60
 ROW_COLUMNS = ["deal", "status", "limit", "error"]
@@ -338,6 +339,8 @@ def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[fl
     if isinstance(e, Count):
         if len(found) != e.count:
             problems.append(f"{len(found):,} deals {e.status} where {e.count:,} were published")
+            if len(found) <= COUNT_LISTED:  # a count names no deal: name all, for any list to be set against
+                problems.append(f"the {len(found):,} {e.status}: {' '.join(map(str, found))}")
         return Outcome(claim, not problems, f"{len(found):,} {e.status}", tuple(problems), dataset, surveyed_s)
     listed = e.within(claim.deals)
     listed_set, found_set = set(listed), set(found)

@@ -5,13 +5,14 @@ Datasets are written directly with the store, so a 32,000-deal claim costs no so
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
 
 from fcsurvey import explore, known, verify
 from fcsurvey.dealset import DealSet
-from fcsurvey.known import ClaimError
+from fcsurvey.known import ClaimError, Count
 from fcsurvey.limits import Limits
 from fcsurvey.rules import PRESETS, preset
 from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
@@ -86,6 +87,19 @@ def test_exact_solvable_list_counts_and_undecided_deals(tmp_path):
     statuses[164] = UNSOLVABLE
     bad = write_dataset(tmp_path / "bad", zero, (1, 32_000), statuses=statuses)
     assert "listed solved but unsolvable: 164" in outcome("0cells-1-32000", bad).problems
+
+
+def test_a_failed_count_names_every_deal_it_counted_when_they_are_few(tmp_path):
+    # as the rules page's 69 winnable with foundation return: a count names no deal, so a
+    # failure names all it counted, for any list to be set against them
+    fr = PRESETS["freecell"].replace(foundation_return=True)
+    claim = dataclasses.replace(known.get("foundation-return-1-100000000"), deals=DealSet([(1, 200)]),
+                                expected=Count(SOLVED, 2))
+    path = write_dataset(tmp_path / "d", fr, (1, 200), set(range(1, 201)) - {7, 50, 164})
+    result = verify.compare(claim, verify.read_rows(path, claim.deals), path)
+    assert result.problems == ("3 deals solved where 2 were published", "the 3 solved: 7 50 164")
+    assert verify.compare(dataclasses.replace(claim, expected=Count(SOLVED, 3)),
+                          verify.read_rows(path, claim.deals), path).passed
 
 
 def test_a_count_claim_needs_the_exact_count_and_no_undecided_deal(tmp_path):
