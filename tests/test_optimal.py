@@ -12,13 +12,15 @@ from typing import Optional, Tuple
 import pytest
 
 from fcsurvey import engine
+from fcsurvey._core import _fccore
+from fcsurvey.cards import CLUBS, DIAMONDS, HEARTS, SPADES, make_card, rank, suit
 from fcsurvey.deals import deal as make_deal
 from fcsurvey.engine import Position
 from fcsurvey.limits import OPTIMAL_LENGTH, SHORT_LENGTH, Limits
 from fcsurvey.replay import validate, walk
 from fcsurvey.rules import Rules, preset
 from fcsurvey.schema import SOLVED
-from fcsurvey.solver import solve, solve_position
+from fcsurvey.solver import core_rules, solve, solve_position
 
 OPTIMAL = Limits(length=OPTIMAL_LENGTH)
 #: Breadth-first search gives up past this many positions (the test then skips the case).
@@ -76,7 +78,28 @@ def check_par(pos: Position, rules: Rules) -> int:
     assert result.status == SOLVED
     assert result.par == result.moves == truth
     assert validate(pos, rules, result.solution).ok
+    check_bound_on_line(pos, rules, result.solution, truth)
     return truth
+
+
+def blocked_columns_bound(pos: Position) -> int:
+    """The bound --optimal used before issue 28's runs: cards not home plus one for every
+    column holding a card above a lower card of its own suit."""
+    blocked = sum(any(rank(c) > rank(d) and suit(c) == suit(d) for i, c in enumerate(col) for d in col[:i])
+                  for col in pos.columns)
+    return 52 - sum(pos.foundations) + blocked
+
+
+def check_bound_on_line(pos: Position, rules: Rules, line: str, par: int) -> None:
+    """Along a shortest line, --optimal's bound never exceeds the tokens left (the line's
+    rest is a shortest one), never falls by more than the token written, and is never below
+    the bound it replaced."""
+    line_positions = [pos] + [after for _, after in walk(pos, rules, line)]
+    assert len(line_positions) == par + 1
+    bounds = [_fccore.optimal_bound(core_rules(rules), q.columns, q.cells, q.foundations) for q in line_positions]
+    for done, (q, bound) in enumerate(zip(line_positions, bounds)):
+        assert blocked_columns_bound(q) <= bound <= par - done
+    assert bounds[-1] == 0 and all(a - b <= 1 for a, b in zip(bounds, bounds[1:]))
 
 
 @pytest.mark.parametrize("cells, number, left", CASES)
@@ -110,6 +133,22 @@ def test_par_of_a_won_position_is_zero_and_of_four_kings_eight():
     # Each king on its own queen of the other colour: the queens cannot go first.
     kings = Position(((51, 46), (50, 47), (49, 44), (48, 45)) + ((),) * 4, (None,) * 4, (11, 11, 11, 11))
     assert bfs_distance(kings, rules) == solve_position(kings, rules, OPTIMAL).par == 8
+
+
+@pytest.mark.parametrize("variant, middle, par", [("freecell", (12, 11), 18), ("bakers-game", (12, 11), 17),
+                                                   ("freecell", (11, 12), 18), ("bakers-game", (11, 12), 18)])
+def test_the_bound_counts_runs_of_blocking_cards_per_the_build_order(variant, middle, par):
+    """T, J, Q and K of each suit left; the ten of spades under two higher spades.  Queen on
+    jack or jack on queen: two blocking runs by alternate colours (two moves off), and in
+    Baker's Game the jack on the queen builds, one run that one sequence move lifts."""
+    rules = preset(variant)
+    spades = (make_card(10, SPADES),) + tuple(make_card(r, SPADES) for r in middle)
+    others = tuple(tuple(make_card(r, s) for r in (13, 12, 11, 10)) for s in (CLUBS, DIAMONDS, HEARTS))
+    pos = Position((spades, (make_card(13, SPADES),)) + others + ((),) * 3, (None,) * 4, (9, 9, 9, 9))
+    bound = _fccore.optimal_bound(core_rules(rules), pos.columns, pos.cells, pos.foundations)
+    assert (blocked_columns_bound(pos), bound) == (17, par)
+    result = solve_position(pos, rules, OPTIMAL)
+    assert result.par == par and validate(pos, rules, result.solution).ok
 
 
 def test_par_is_never_above_another_modes_solution():

@@ -255,6 +255,20 @@ static PyObject *py_legal_moves(PyObject *self, PyObject *args)
     return list;
 }
 
+/* For tests: --optimal's bound, checked against true distances. */
+static PyObject *py_optimal_bound(PyObject *self, PyObject *args)
+{
+    PyObject *rules_obj, *columns, *cells, *found;
+    fcs_rules r;
+    fcs_pos p;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOO", &rules_obj, &columns, &cells, &found))
+        return NULL;
+    if (!parse_rules(rules_obj, &r) || !parse_position(&r, columns, cells, found, FCS_MAX_COL_LEN, &p))
+        return NULL;
+    return PyLong_FromLong(fcs_optimal_bound(&r, &p));
+}
+
 static PyObject *py_safe_home(PyObject *self, PyObject *args)
 {
     PyObject *rules_obj, *found_obj;
@@ -474,6 +488,8 @@ static PyMethodDef methods[] = {
      "tests only; no verdict depends on them)."},
     {"safe_home", py_safe_home, METH_VARARGS,
      "safe_home(rules, foundations, card) -> bool: the solver's safe-autoplay test."},
+    {"optimal_bound", py_optimal_bound, METH_VARARGS,
+     "optimal_bound(rules, columns, cells, foundations) -> int: --optimal's lower bound on the tokens to win."},
     {NULL, NULL, 0, NULL},
 };
 

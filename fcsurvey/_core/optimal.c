@@ -7,20 +7,28 @@
    back is no shorter with its moves of that card deleted and the card sent
    home at once, one token.
 
-   The heuristic, a lower bound on the tokens still to write:
+   The heuristic, a lower bound on the tokens still to write (docs/solver.md
+   argues it):
      every card not home, one token each (its move home), plus
-     every column holding a card above a lower card of its own suit, one
-     (that card must leave the column before the lower one goes home, and
-     not for home, which wants the lower card first: a move that is not a
-     foundation move takes cards from that column, and a move takes cards
-     from one column only).
-   It is consistent: a move writing c tokens sends c - 1 cards home by
-   autoplay (c if it is a foundation move), and unblocks at most its source
-   column (autoplay never does: it takes a column's top, and the blocking
-   card lies above the lower one, so it would have to go home first); so
-   the bound falls by at most c.  Hence the first time A* takes a position
-   off the open list its tokens are the fewest, and the first won position
-   it takes is reached by a shortest line. */
+     for every column, its maximal built runs (segments each card of which
+     builds on the one under it, per the rules) holding a blocking card: one
+     above a lower card of its own suit in the column.
+   It is consistent, so admissible (it is 0 when won):
+   - A move lifts cards from one column only, and only from within its top
+     run (a sequence move lifts a built top segment; other moves one card),
+     so it empties or shortens one run of its source: that column's count
+     falls by at most 1.  The cards left keep their runs and their blocking
+     (a card blocks for what lies under it).
+   - Cards put on a column never lower its count: the runs under them stay,
+     the top one at most grows, and no card under them changes.
+   - A card going home (a foundation move, or autoplay) is a top card whose
+     lower suit-mates are home, so it blocks nothing and its run's other
+     cards keep their count: only the first term falls, by one.
+   So a move writing c tokens (itself, and c - 1 autoplay sent home; c if it
+   is a foundation move) lowers the bound by at most c.  Hence the first
+   time A* takes a position off the open list its tokens are the fewest, and
+   the first won position it takes is reached by a shortest line.  Every
+   build order, empty-fill and sequence rule keeps these facts. */
 #include <stdlib.h>
 
 #include "clock.h"
@@ -36,27 +44,34 @@ static int home_count(const fcs_pos *p)
     return p->found[0] + p->found[1] + p->found[2] + p->found[3];
 }
 
-/* Columns holding a card above a lower card of its own suit. */
-static int blocked_columns(const fcs_rules *r, const fcs_pos *p)
+/* Sum over columns of the maximal built runs holding a blocking card. */
+static int blocked_runs(const fcs_rules *r, const fcs_pos *p)
 {
     int i, j, n = 0;
     for (i = 0; i < r->columns; i++) {
+        const uint8_t *col = p->col[i];
+        /* lowest[s]: the lowest rank of suit s under card j; counted: card
+           j's run has been counted */
         uint8_t lowest[FCS_NUM_SUITS] = {FCS_RANKS + 1, FCS_RANKS + 1, FCS_RANKS + 1, FCS_RANKS + 1};
+        int counted = 0;
         for (j = 0; j < p->len[i]; j++) {
-            int c = p->col[i][j], su = CARD_SUIT(c), rk = CARD_RANK(c);
+            int c = col[j], su = CARD_SUIT(c), rk = CARD_RANK(c);
+            if (j && !fcs_can_build(r, col[j - 1], c))
+                counted = 0;
             if (lowest[su] < rk) {
-                n++;
-                break;
+                n += !counted;
+                counted = 1;
+            } else {
+                lowest[su] = (uint8_t)rk;
             }
-            lowest[su] = (uint8_t)rk;
         }
     }
     return n;
 }
 
-static int optimal_bound(const fcs_rules *r, const fcs_pos *p)
+int fcs_optimal_bound(const fcs_rules *r, const fcs_pos *p)
 {
-    return FCS_CARDS - home_count(p) + blocked_columns(r, p);
+    return FCS_CARDS - home_count(p) + blocked_runs(r, p);
 }
 
 /* An A* search under way: the store, the open list (priority: tokens so far
@@ -75,7 +90,7 @@ typedef struct {
 static int reach(optimal_search *o, uint32_t c, uint32_t parent, const fcs_pos *p, const fcs_move *m,
                  const fcs_pos *child, uint32_t tokens)
 {
-    uint32_t priority = tokens + (uint32_t)optimal_bound(o->codec.r, child);
+    uint32_t priority = tokens + (uint32_t)fcs_optimal_bound(o->codec.r, child);
     if (c >= o->tokens_alloc) {
         uint32_t alloc = o->tokens_alloc ? o->tokens_alloc : INITIAL_STATES;
         uint16_t *more;

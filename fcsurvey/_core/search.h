@@ -93,6 +93,8 @@ void fcs_short(const fcs_rules *r, const fcs_pos *start, fcs_result *res);
    and res takes the line (solution, moves, atomic_moves); else res->par is
    -1 and res keeps the solve's line. */
 void fcs_optimal(const fcs_rules *r, const fcs_pos *start, uint64_t max_states, double timeout_s, fcs_result *res);
+/* fcs_optimal's heuristic: a lower bound on the tokens still to write from p. */
+int fcs_optimal_bound(const fcs_rules *r, const fcs_pos *p);
 /* Send safe cards home.  When `out` is given, append their tokens there
    (space-separated, `*len` updated) and count them in `*tokens`. */
 void fcs_autoplay(const fcs_rules *r, fcs_pos *p, char *out, int *len, int *tokens);
