@@ -415,6 +415,8 @@ class Survey:
             now = self._running.get(key)
             since = now.since if now is not None and now.deal == event.deal else time.monotonic()
             self._running[key] = _Running(event.deal, event.phase, since)
+            if time.monotonic() - since >= console.SLOW_DEAL_S:  # a slow deal's new phase shows at once
+                self._watch(progress, now=True)
             return
         self._finished(key, progress)
         self._tally(job, {event.deal: event.status}, progress)
