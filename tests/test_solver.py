@@ -122,6 +122,19 @@ def test_a_complete_search_out_of_room_leaves_the_greedy_search_a_last_try():
     assert phase_states(result) == golden_phases("deal 5260, 3 cells, single cards, max_states 1000000")
 
 
+@pytest.mark.slow
+def test_with_foundation_return_a_safe_last_try_wins_53687601_at_the_default_limits():
+    # About a minute: 4-cell deal 53687601 with foundation return holds no win in the
+    # greedy tries, the interlude or the complete search's 10 million positions, and the
+    # eager last try runs dry; the second last try, safe autoplay and every move, wins within
+    # its 1,250,001, where the layered proof would run out of room before the win.
+    rules = preset("freecell", foundation_return=True)
+    result = solve(53687601, rules)
+    assert result.status == SOLVED and validate(deal(53687601, rules), rules, result.solution).ok
+    assert any(token.startswith("h") for token in result.solution.split())  # a card back down
+    assert phase_states(result) == golden_phases("deal 53687601, foundation return")
+
+
 def test_the_complete_search_goes_on_after_the_interlude():
     # 3 cells, single-card moves, deal 253: the greedy tries fail; once the complete search
     # has stored 100,000 positions the interlude has its go in a store of its own, finds

@@ -21,6 +21,17 @@ static const struct {
 };
 #define TRY_COUNT ((int)(sizeof(TRIES) / sizeof(TRIES[0])))
 
+static const struct {
+    int home_mode;
+    unsigned moves;
+    int foundation_return_only;
+} LAST_TRY_TABLE[] = {
+#define LAST_TRY_ENTRY(mode, moves, fr_only) {mode, moves, fr_only},
+    LAST_TRIES(LAST_TRY_ENTRY)
+#undef LAST_TRY_ENTRY
+};
+#define LAST_TRY_COUNT ((int)(sizeof(LAST_TRY_TABLE) / sizeof(LAST_TRY_TABLE[0])))
+
 /* A solve under way.  The greedy tries, the complete search and the last
    try take turns with one store and open list (`search`); the interlude
    gets its own, and shares only the codec, the greedy cache and the
@@ -146,19 +157,37 @@ static int want_last_try(const solve_state *ss)
     return want_searches(ss) && ss->res->status == FCS_UNKNOWN && ss->search.limit == FCS_LIMIT_STATES;
 }
 
+/* Last try i, in the store the complete search had; 1 when it gave up (out
+   of room, or with eager autoplay dry), so the next may go on. */
+static int last_go(solve_state *ss, int i)
+{
+    int gave_up;
+    store_clear(&ss->store);
+    greedy_settings(ss, LAST_TRY_TABLE[i].home_mode, LAST_TRY_TABLE[i].moves);
+    ss->search.limit = 0;
+    gave_up = greedy_search(&ss->search, &ss->root, 1, ss->max_states / LAST_TRY_SHARE + 1, ss->res) == PHASE_GAVE_UP;
+    ss->counts.phase[FCS_LAST_TRY].states += ss->store.n;
+    if (gave_up)
+        ss->search.limit = FCS_LIMIT_STATES;
+    return gave_up;
+}
+
 /* The complete search ran out of room: a proof is out of reach, but a win
    may not be.  The greedy search with eager autoplay goes deep where the complete one
    goes wide, so it has one more go.  Its open list grows by about six
    entries a position, hence 1/LAST_TRY_SHARE of the room, which keeps
-   memory within what the limit allows. */
+   memory within what the limit allows.  With foundation return a second go
+   follows (LAST_TRIES), with safe autoplay and every move: there the
+   layered proof has no cards home to layer by, so it reaches a win only
+   after about every position with fewer dealt pairs broken (docs/solver.md,
+   "Last try").  Each goes only when the one before gave up; a safe one that
+   runs dry proves the deal unsolvable, as greedy try 2 does. */
 static void last_try(solve_state *ss)
 {
-    store_clear(&ss->store);
-    greedy_settings(ss, HOME_EAGER, FCS_MOVES_GREEDY);
-    ss->search.limit = 0;
-    if (greedy_search(&ss->search, &ss->root, 1, ss->max_states / LAST_TRY_SHARE + 1, ss->res) == PHASE_GAVE_UP)
-        ss->search.limit = FCS_LIMIT_STATES;
-    ss->counts.phase[FCS_LAST_TRY].states = ss->store.n;
+    int i;
+    for (i = 0; i < LAST_TRY_COUNT; i++)
+        if ((!LAST_TRY_TABLE[i].foundation_return_only || ss->codec.r->foundation_return) && !last_go(ss, i))
+            break;
 }
 
 static int want_proof(const solve_state *ss)

@@ -33,7 +33,14 @@
 #define INTERLUDE_AFTER 100000  /* positions the complete search stores before the interlude */
 #define INTERLUDE_BUDGET 150000 /* positions the interlude's greedy search may store ... */
 #define INTERLUDE_SHARE 16      /* ... and at most this share of max_states: 1/16 */
-#define LAST_TRY_SHARE 8        /* the last greedy try's share of max_states: 1/8 */
+#define LAST_TRY_SHARE 8        /* each last greedy try's share of max_states: 1/8 */
+
+/* The last tries, in order, once the complete search ran out of room (each
+   with 1/LAST_TRY_SHARE of it, in turn, until one ends): autoplay mode, move
+   generator flags, and whether it runs only with foundation return. */
+#define LAST_TRIES(TRY)                                                                                     \
+    TRY(HOME_EAGER, FCS_MOVES_GREEDY, 0) /* deep where the complete search went wide */                      \
+    TRY(HOME_SAFE, 0, 1)                 /* foundation return: safe autoplay, every move (its proof finds no win soon) */
 
 /* The shortening pass (shorten.h). */
 #define SHORTEN_PASSES 3  /* passes over the line, while one still finds an edit */
