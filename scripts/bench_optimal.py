@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import subprocess
+import sys
 from typing import List, NamedTuple, Optional
 
 PAR = re.compile(r"^par: (\d+) ", re.MULTILINE)
@@ -71,11 +73,17 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--max-states", type=int, default=20_000_000, help="each solve's --max-states")
     parser.add_argument("--timeout", type=float, help="each solve's --timeout in seconds")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so that a kill ends the solves as well
     base_runs, new_runs = [], []
     print("deal  base: par CPU s MB  new: par CPU s MB", flush=True)
     for deal in args.deals:
         processes = [start(cmd, deal, args.max_states, args.timeout) for cmd in (args.base, args.new)]
-        base, new = (finish(p) for p in processes)
+        try:
+            base, new = (finish(p) for p in processes)
+        finally:  # interrupted: end the solves it started
+            for process in processes:
+                if process.returncode is None:
+                    process.kill()
         base_runs.append(base)
         new_runs.append(new)
         print(f"{deal:4}  " + "  ".join(f"{r.par if r.par is not None else '-':>3} {r.cpu_s:6.1f} {r.peak_mb:5.0f}"

@@ -237,6 +237,18 @@ def test_the_cycles_term_on_whole_lines(number):
     assert raised >= len(line) // 4
 
 
+@pytest.mark.parametrize("number, par, short", [(2, 73, 74), (3, 70, 70)])
+def test_par_of_whole_deals(number, par, short):
+    """A* starts from the --short line and stores only positions a shorter line could pass:
+    on deal 2 it finds one (73 tokens against 74), on deal 3 none (so par is the --short
+    line's 70); both pars are those the search without that start proved (docs/solver.md)."""
+    rules = preset("freecell")
+    result = solve(number, rules, OPTIMAL)
+    assert solve(number, rules, Limits(length=SHORT_LENGTH)).moves == short
+    assert result.par == result.moves == par
+    assert validate(Position.from_deal(make_deal(number, rules)), rules, result.solution).ok
+
+
 def test_par_is_never_above_another_modes_solution():
     rules = preset("freecell")
     pos = near_finished(3, rules, 40)

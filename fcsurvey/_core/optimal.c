@@ -1,5 +1,6 @@
 /* --optimal: A* over the move model the notation counts (search.h), with
-   exact duplicate detection in a store of its own.
+   exact duplicate detection in a store of its own, below the seed: the
+   tokens of the line in hand.
 
    The cost of a move is the tokens it writes: itself and the cards safe
    autoplay sends home after it.  Safe autoplay loses nothing here either: a
@@ -8,27 +9,28 @@
    home at once, one token.
 
    The heuristic, a lower bound on the tokens still to write (docs/solver.md
-   argues it):
-     every card not home, one token each (its move home), plus
-     for every column, its maximal built runs (segments each card of which
-     builds on the one under it, per the rules) holding a blocking card: one
-     above a lower card of its own suit in the column.
-   It is consistent, so admissible (it is 0 when won):
-   - A move lifts cards from one column only, and only from within its top
-     run (a sequence move lifts a built top segment; other moves one card),
-     so it empties or shortens one run of its source: that column's count
-     falls by at most 1.  The cards left keep their runs and their blocking
-     (a card blocks for what lies under it).
-   - Cards put on a column never lower its count: the runs under them stay,
-     the top one at most grows, and no card under them changes.
-   - A card going home (a foundation move, or autoplay) is a top card whose
-     lower suit-mates are home, so it blocks nothing and its run's other
-     cards keep their count: only the first term falls, by one.
-   So a move writing c tokens (itself, and c - 1 autoplay sent home; c if it
-   is a foundation move) lowers the bound by at most c.  Hence the first
-   time A* takes a position off the open list its tokens are the fewest, and
-   the first won position it takes is reached by a shortest line.  Every
-   build order, empty-fill and sequence rule keeps these facts. */
+   argues it), is every card not home, one token each (its move home), plus
+   the moves off a column that are not home moves a line must still make:
+     (1) every maximal built run (a segment each card of which builds on the
+     one under it, per the rules) holding a blocking card, one above a lower
+     card of its own suit in its column, plus
+     (2) a matching of the other runs by two-column cycles: runs R and R' in
+     two columns with cards x in R and y in R', x above a lower card of y's
+     suit and y above a lower card of x's.
+   Order the cards by when each first goes home.  One that leaves its column
+   only to go home comes before every card under it, and any card after the
+   lower ones of its suit: so a blocking card, and x or y of a cycle, must
+   first leave its column by another move.  Such a move lifts, of the
+   column's cards still in place, only a top segment one move may lift: one
+   card or a built one, within one run.  So each run of (1), and a run of
+   each pair of (2), takes a move of its own.
+
+   The bound need not be consistent (the matching can change by more than
+   one a move): a position reached again in fewer tokens is opened again, so
+   the first won position taken off the open list is reached by a shortest
+   line.  A position whose tokens plus bound reach the seed's is left out: no
+   shorter line passes it, so an open list that empties proves the seed is a
+   shortest line. */
 #include <stdlib.h>
 
 #include "clock.h"
