@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 import pytest
 
@@ -90,16 +90,76 @@ def blocked_columns_bound(pos: Position) -> int:
     return 52 - sum(pos.foundations) + blocked
 
 
-def check_bound_on_line(pos: Position, rules: Rules, line: str, par: int) -> None:
+def blocks(col: Tuple[int, ...], i: int) -> bool:
+    """Whether card i of a column lies above a lower card of its own suit."""
+    return any(suit(d) == suit(col[i]) and rank(d) < rank(col[i]) for d in col[:i])
+
+
+def column_runs(col: Tuple[int, ...], rules: Rules) -> List[List[int]]:
+    """A column's maximal built runs, as lists of card indices, deepest first."""
+    runs: List[List[int]] = []
+    for i, card in enumerate(col):
+        if i and engine.can_build(col[i - 1], card, rules):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def runs_bound_and_cycles(pos: Position, rules: Rules) -> Tuple[int, List[Tuple[int, int]]]:
+    """The runs bound (cards not home plus the runs holding a blocking card) and the
+    two-column cycles between the other runs: pairs of runs (numbered over all columns) with
+    a card each, x and y, such that x lies above a lower card of y's suit and y above a lower
+    card of x's suit, so that one of the two must leave its column other than home."""
+    blocked, clear = 0, []  # clear: (run number, column, card index) of cards in runs without a blocking card
+    number = 0
+    for c, col in enumerate(pos.columns):
+        for run in column_runs(col, rules):
+            if any(blocks(col, i) for i in run):
+                blocked += 1
+            else:
+                clear += [(number, c, i) for i in run]
+            number += 1
+
+    def under(c: int, i: int, card: int) -> bool:
+        return any(suit(d) == suit(card) and rank(d) < rank(card) for d in pos.columns[c][:i])
+
+    cycles = {(a, b) for a, ca, i in clear for b, cb, j in clear
+              if a < b and ca != cb and under(ca, i, pos.columns[cb][j]) and under(cb, j, pos.columns[ca][i])}
+    return 52 - sum(pos.foundations) + blocked, sorted(cycles)
+
+
+def vertex_cover(edges: List[Tuple[int, int]]) -> int:
+    """The fewest runs that meet every cycle: one of an edge's two runs is in any cover."""
+    if not edges:
+        return 0
+    a, b = edges[0]
+    return 1 + min(vertex_cover([e for e in edges if run not in e]) for run in (a, b))
+
+
+def check_bound(pos: Position, rules: Rules, bound: int) -> bool:
+    """--optimal's bound lies between the runs bound plus half the runs that must leave to
+    break the cycles (a maximal matching of the cycles, the term the C core adds, is at least
+    that) and the runs bound plus all of them; returns whether the cycles raised it."""
+    runs, cycles = runs_bound_and_cycles(pos, rules)
+    cover = vertex_cover(cycles)
+    assert blocked_columns_bound(pos) <= runs + (cover + 1) // 2 <= bound <= runs + cover
+    return bound > runs
+
+
+def check_bound_on_line(pos: Position, rules: Rules, line: str, par: int) -> int:
     """Along a shortest line, --optimal's bound never exceeds the tokens left (the line's
-    rest is a shortest one), never falls by more than the token written, and is never below
-    the bound it replaced."""
+    rest is a shortest one), never falls by more than the token written, and lies where
+    check_bound says; returns how many of the line's positions the cycles term raised."""
     line_positions = [pos] + [after for _, after in walk(pos, rules, line)]
     assert len(line_positions) == par + 1
     bounds = [_fccore.optimal_bound(core_rules(rules), q.columns, q.cells, q.foundations) for q in line_positions]
+    raised = 0
     for done, (q, bound) in enumerate(zip(line_positions, bounds)):
-        assert blocked_columns_bound(q) <= bound <= par - done
+        assert bound <= par - done
+        raised += check_bound(q, rules, bound)
     assert bounds[-1] == 0 and all(a - b <= 1 for a, b in zip(bounds, bounds[1:]))
+    return raised
 
 
 @pytest.mark.parametrize("cells, number, left", CASES)
@@ -149,6 +209,44 @@ def test_the_bound_counts_runs_of_blocking_cards_per_the_build_order(variant, mi
     assert (blocked_columns_bound(pos), bound) == (17, par)
     result = solve_position(pos, rules, OPTIMAL)
     assert result.par == par and validate(pos, rules, result.solution).ok
+
+
+def test_a_two_column_cycle_costs_a_move_off():
+    """The kings of spades and hearts each on the other's queen: neither blocks a card of its
+    own suit, but one must go to a cell before either queen can go home, so par is 5, one
+    more than the cards not home, and the bound sees it."""
+    rules = preset("freecell")
+    columns = ((make_card(12, HEARTS), make_card(13, SPADES)), (make_card(12, SPADES), make_card(13, HEARTS)))
+    pos = Position(columns + ((),) * 6, (None,) * 4, (13, 13, 11, 11))
+    bound = _fccore.optimal_bound(core_rules(rules), pos.columns, pos.cells, pos.foundations)
+    assert runs_bound_and_cycles(pos, rules) == (4, [(1, 3)])
+    assert bound == bfs_distance(pos, rules) == 5
+    result = solve_position(pos, rules, OPTIMAL)
+    assert result.par == 5 and validate(pos, rules, result.solution).ok
+
+
+@pytest.mark.parametrize("number", [2, 3, 4])
+def test_the_cycles_term_on_whole_lines(number):
+    """Along deals' default lines the bound lies where check_bound says, and the cycles term
+    raises it above the runs bound at many of their positions."""
+    rules = preset("freecell")
+    start = Position.from_deal(make_deal(number, rules))
+    line = [start] + [after for _, after in walk(start, rules, solve(number, rules).solution)]
+    raised = sum(check_bound(q, rules, _fccore.optimal_bound(core_rules(rules), q.columns, q.cells, q.foundations))
+                 for q in line)
+    assert raised >= len(line) // 4
+
+
+@pytest.mark.parametrize("number, par, short", [(2, 73, 74), (3, 70, 70)])
+def test_par_of_whole_deals(number, par, short):
+    """A* starts from the --short line and stores only positions a shorter line could pass:
+    on deal 2 it finds one (73 tokens against 74), on deal 3 none (so par is the --short
+    line's 70); both pars are those the search without that start proved (docs/solver.md)."""
+    rules = preset("freecell")
+    result = solve(number, rules, OPTIMAL)
+    assert solve(number, rules, Limits(length=SHORT_LENGTH)).moves == short
+    assert result.par == result.moves == par
+    assert validate(Position.from_deal(make_deal(number, rules)), rules, result.solution).ok
 
 
 def test_par_is_never_above_another_modes_solution():

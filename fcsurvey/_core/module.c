@@ -189,7 +189,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     fcs_solve(&r, &start, &lim, &res);
     res.par = -1;
-    if (length == FCS_LENGTH_SHORT)
+    if (length != FCS_LENGTH_DEFAULT) /* --optimal's seed: the shorter the line in hand, the less A* stores */
         fcs_short(&r, &start, &res);
     if (length == FCS_LENGTH_OPTIMAL && res.status == FCS_SOLVED)
         fcs_optimal(&r, &start, max_states, timeout, &res);

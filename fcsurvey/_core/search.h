@@ -87,11 +87,12 @@ enum { FCS_LENGTH_DEFAULT = 0, FCS_LENGTH_SHORT = 1, FCS_LENGTH_OPTIMAL = 2 };
    a beam search (shorten.h) bounded by the one found; res takes it (its
    solution, moves and atomic_moves) when it writes fewer tokens. */
 void fcs_short(const fcs_rules *r, const fcs_pos *start, fcs_result *res);
-/* --optimal: after fcs_solve solved from `start`, A* (optimal.c) for the
-   fewest tokens, storing at most max_states positions for at most
-   timeout_s seconds (0: none).  When it finishes, res->par is that number
-   and res takes the line (solution, moves, atomic_moves); else res->par is
-   -1 and res keeps the solve's line. */
+/* --optimal: after fcs_solve solved from `start` (and fcs_short shortened
+   its line), A* (optimal.c) for the fewest tokens, storing at most
+   max_states positions for at most timeout_s seconds (0: none), only those a
+   line shorter than res's could pass.  When it finishes, res->par is that
+   number and res takes the line (solution, moves, atomic_moves), or keeps
+   its own when none is shorter; else res->par is -1 and res keeps its line. */
 void fcs_optimal(const fcs_rules *r, const fcs_pos *start, uint64_t max_states, double timeout_s, fcs_result *res);
 /* fcs_optimal's heuristic: a lower bound on the tokens still to write from p. */
 int fcs_optimal_bound(const fcs_rules *r, const fcs_pos *p);
