@@ -19,7 +19,9 @@ room to the machine.  Prints each layer as it finishes (what it visited, the
 most held at once and how much of that waited in higher layers, the positions
 visited and keys written to disk so far), then the verdict, the total
 positions, the most the proof held at once, the time and the peak resident
-memory.
+memory.  ``--check-back`` also makes and looks up every move the proof leaves out as the
+move back to a position's parent (proof/proof.c, proof_expand) and prints how many there
+were and how many were not in the part: none should be.
 """
 
 from __future__ import annotations
@@ -77,14 +79,16 @@ int main(int argc, char **argv)
 """
 
 
-def build(room_factor: int, disk_factor: Optional[int], workdir: Path) -> Path:
-    """Compile the core with the proof's room raised and its layer trace on."""
+def build(room_factor: int, disk_factor: Optional[int], workdir: Path, check_back: bool = False) -> Path:
+    """Compile the core with the proof's room raised and its layer trace on (and, with
+    ``check_back``, its check of the moves back it leaves out)."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         sys.exit("Error: no C compiler (cc) found")
     (workdir / "main.c").write_text(MAIN)
     program = workdir / "measure_proof"
     disk = [f"-DPROOF_DISK={disk_factor}"] if disk_factor else []
+    disk += ["-DFCS_PROOF_CHECK_BACK"] if check_back else []
     subprocess.run([compiler, "-O2", "-pthread", *disk, f"-DPROOF_ROOM={room_factor}", "-DFCS_PROOF_TRACE", f"-I{CORE}",
                     "-o", str(program), str(workdir / "main.c"), *(str(CORE / s) for s in SOURCES), "-lm"],
                    check=True)
@@ -102,6 +106,9 @@ def main() -> None:
                         help="positions the proof may hold, per --max-states (default 1000)")
     parser.add_argument("--disk-factor", type=int,
                         help="keys the proof may write to disk, per position of room (default: the shipped PROOF_DISK)")
+    parser.add_argument("--check-back", action="store_true",
+                        help="make and look up every move back the proof leaves out, and print how many "
+                             "were not in the part (there should be none)")
     args = parser.parse_args()
     if not 1 <= args.deal <= MAX_DEAL:
         parser.error(f"deal {args.deal} is outside 1-{MAX_DEAL}")
@@ -110,14 +117,15 @@ def main() -> None:
     if args.max_states < 1 or args.room_factor < 1 or (args.disk_factor is not None and args.disk_factor < 1):
         parser.error("--max-states, --room-factor and --disk-factor must be at least 1")
     with tempfile.TemporaryDirectory() as tmp:
-        program = build(args.room_factor, args.disk_factor, Path(tmp))
+        program = build(args.room_factor, args.disk_factor, Path(tmp), args.check_back)
         started = time.perf_counter()
         with subprocess.Popen([str(program), str(args.deal), str(args.cells), str(args.max_states)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as run:
             held = 0
             for line in run.stderr:
                 sys.stderr.write(line)
-                held = max(held, int(HELD.search(line).group(1)))
+                found = HELD.search(line)
+                held = max(held, int(found.group(1))) if found else held
             out = run.stdout.read()
         elapsed = time.perf_counter() - started
     if run.returncode != 0:

@@ -17,6 +17,8 @@ Each component's tests were seen to fail with a bug planted in a scratch copy of
            test_layer_finds_every_key_after_many_splits and test_layer_remove
   planted: proof/layer.c split_bucket dropping the expanded count of each part, caught by
            test_layer_keeps_expanded_keys_first_across_splits
+  planted: proof/layer.c split_bucket hashing a key with its tail (len, not len - l->tail),
+           caught by test_layer_keeps_each_keys_tail (keys found no more after splits)
   planted: proof/spill.c proof_add without its layer_has look-up (a duplicate inserted twice),
            caught by test_spill_store_adds_a_key_once, test_spill_slices_bring_every_key_back_once
            and test_checkpoint_round_trip
@@ -272,6 +274,21 @@ def test_layer_remove(layer_run: Dict[str, Record]) -> None:
     # Removing every key empties every bucket and gives its memory back.
     assert removed["emptied"] == LAYER_KEYS
     assert (removed["emptied_n"], removed["emptied_nonempty"], removed["emptied_blocks"]) == (0, 0, 0)
+
+
+def test_layer_keeps_each_keys_tail(layer_run: Dict[str, Record]) -> None:
+    # The part keeps each key's back move after it (proof/layer.h, `tail`): a lookup and a
+    # split see the key alone, and the tail stays with its key through splits and removals.
+    tail = ints(layer_run["tail"])
+    assert tail["n"] == tail["found"] == tail["walk_keys"] == LAYER_KEYS
+    assert tail["buckets"] == ints(layer_run["layer"])["buckets"]  # the same splits as without tails
+    assert tail["absent_found"] == 0
+    assert (tail["walk_misplaced"], tail["walk_foreign"], tail["walk_unordered"], tail["walk_tail_wrong"]) == (0, 0, 0, 0)
+    third = len(range(0, LAYER_KEYS, 3))
+    assert tail["removed"] == third
+    assert tail["kept_found"] == tail["kept_keys"] == LAYER_KEYS - third
+    assert (tail["kept_misplaced"], tail["kept_foreign"], tail["kept_tail_wrong"]) == (0, 0, 0)
+    assert tail["tail_after_free"] == 2  # a freed part is the part again
 
 
 # ---- the spill file ----

@@ -383,12 +383,12 @@ static int cmd_keys(int walks, int steps)
    order).  With `first_later` given, also how many of the first `done` keys
    of a bucket arrived at or after it, or of the rest before it. */
 typedef struct {
-    uint64_t keys, misplaced, foreign, unordered, done_wrong, done_sum, nonempty;
+    uint64_t keys, misplaced, foreign, unordered, done_wrong, done_sum, nonempty, tail_wrong;
 } layer_walk;
 
 static layer_walk walk_layer(const proof_layer *l, const test_key *sorted, uint32_t n, uint32_t first_later)
 {
-    layer_walk lw = {0, 0, 0, 0, 0, 0, 0};
+    layer_walk lw = {0, 0, 0, 0, 0, 0, 0, 0};
     uint8_t *met = calloc(n ? n : 1, 1);
     uint64_t b;
     for (b = 0; b < l->n_buckets; b++) {
@@ -398,7 +398,7 @@ static layer_walk walk_layer(const proof_layer *l, const test_key *sorted, uint3
         lw.nonempty += bucket->n != 0;
         lw.done_sum += bucket->done;
         for (at = bucket_first(bucket); bucket_has(bucket, &at); bucket_next(bucket, &at)) {
-            uint8_t len = bucket_len(bucket, &at);
+            uint8_t len = (uint8_t)(bucket_len(bucket, &at) - l->tail);
             const test_key *k = find_key(sorted, n, at.key, len);
             uint64_t hash = key_hash_packed(at.key, len);
             lw.keys++;
@@ -411,6 +411,11 @@ static layer_walk walk_layer(const proof_layer *l, const test_key *sorted, uint3
             last = k->arrival;
             if (first_later)
                 lw.done_wrong += (at.i < bucket->done) != (k->arrival < first_later);
+            if (l->tail) {
+                uint16_t tail;
+                memcpy(&tail, at.key + len, sizeof(tail));
+                lw.tail_wrong += tail != (uint16_t)k->arrival;
+            }
         }
     }
     free(met);
@@ -420,9 +425,10 @@ static layer_walk walk_layer(const proof_layer *l, const test_key *sorted, uint3
 static void print_walk(const char *prefix, const layer_walk *lw)
 {
     char name[64];
-    const char *names[] = {"keys", "misplaced", "foreign", "unordered", "done_wrong", "done_sum", "nonempty"};
+    const char *names[] = {"keys", "misplaced", "foreign", "unordered", "done_wrong", "done_sum", "nonempty",
+                           "tail_wrong"};
     const uint64_t values[] = {lw->keys, lw->misplaced, lw->foreign, lw->unordered, lw->done_wrong, lw->done_sum,
-                               lw->nonempty};
+                               lw->nonempty, lw->tail_wrong};
     size_t i;
     for (i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
         snprintf(name, sizeof(name), "%s_%s", prefix, names[i]);
@@ -440,10 +446,50 @@ static uint64_t count_held(const proof_layer *l, const test_key *keys, uint32_t 
     return held;
 }
 
+/* A layer keeping 2 bytes after each key (as the part keeps its back
+   moves), each key's arrival: insert all, look every key up (by the key
+   alone) and walk the buckets (each tail still its key's after the
+   splits), then remove every third and walk again. */
+static void tail_layer(const test_key *keys, const test_key *sorted, uint32_t n)
+{
+    proof_layer t;
+    layer_walk lw;
+    uint64_t absent = 0, removed = 0;
+    uint32_t i;
+    memset(&t, 0, sizeof(t));
+    t.tail = (int)sizeof(uint16_t);
+    printf("tail");
+    for (i = 0; i < n; i++) {
+        uint16_t tail = (uint16_t)keys[i].arrival;
+        if (!layer_insert(&t, hash_of(&keys[i]), keys[i].bytes, keys[i].len, (const uint8_t *)&tail))
+            exit(3);
+    }
+    for (i = 0; i < n; i++) {
+        test_key k = absent_key(sorted, n);
+        absent += layer_has(&t, hash_of(&k), k.bytes, k.len);
+    }
+    field("n", t.n);
+    field("buckets", t.n_buckets);
+    field("found", count_held(&t, keys, 0, n));
+    field("absent_found", absent);
+    lw = walk_layer(&t, sorted, n, 0);
+    print_walk("walk", &lw);
+    for (i = 0; i < n; i += 3)
+        removed += layer_remove(&t, hash_of(&keys[i]), keys[i].bytes, keys[i].len);
+    field("removed", removed);
+    field("kept_found", count_held(&t, keys, 0, n));
+    lw = walk_layer(&t, sorted, n, 0);
+    print_walk("kept", &lw);
+    layer_free(&t);
+    field("tail_after_free", (unsigned long long)t.tail);
+    printf("\n");
+}
+
 /* Insert the first half of the keys, mark every bucket expanded, insert the
    rest (splitting buckets under the marked ones), then look every key up
    and walk the buckets.  Then, in a second layer: insert all, remove every
-   third, remove them again, insert them back, and remove all. */
+   third, remove them again, insert them back, and remove all.  Then the
+   same keys with tails (tail_layer). */
 static int cmd_layer(uint32_t n)
 {
     test_key *sorted, *keys = make_keys(n, &sorted);
@@ -463,7 +509,7 @@ static int cmd_layer(uint32_t n)
         if (i == half)
             for (b = 0; b < l.n_buckets; b++)
                 l.buckets[b].done = l.buckets[b].n;
-        if (!layer_insert(&l, hash_of(&keys[i]), keys[i].bytes, keys[i].len))
+        if (!layer_insert(&l, hash_of(&keys[i]), keys[i].bytes, keys[i].len, NULL))
             return 3;
     }
     for (i = 0; i < n; i++) {
@@ -482,7 +528,7 @@ static int cmd_layer(uint32_t n)
 
     printf("remove");
     for (i = 0; i < n; i++)
-        if (!layer_insert(&m, hash_of(&keys[i]), keys[i].bytes, keys[i].len))
+        if (!layer_insert(&m, hash_of(&keys[i]), keys[i].bytes, keys[i].len, NULL))
             return 3;
     for (i = 0; i < n; i += 3)
         removed += layer_remove(&m, hash_of(&keys[i]), keys[i].bytes, keys[i].len);
@@ -501,7 +547,7 @@ static int cmd_layer(uint32_t n)
     lw = walk_layer(&m, sorted, n, 0);
     print_walk("walk", &lw);
     for (i = 0; i < n; i += 3)
-        if (!layer_insert(&m, hash_of(&keys[i]), keys[i].bytes, keys[i].len))
+        if (!layer_insert(&m, hash_of(&keys[i]), keys[i].bytes, keys[i].len, NULL))
             return 3;
     field("reinserted_found", count_held(&m, keys, 0, n));
     for (removed = 0, i = 0; i < n; i++)
@@ -514,6 +560,7 @@ static int cmd_layer(uint32_t n)
         again += m.buckets[b].data != NULL;
     field("emptied_blocks", again);
     printf("\n");
+    tail_layer(keys, sorted, n);
     layer_free(&l);
     layer_free(&m);
     free(keys);
@@ -531,7 +578,7 @@ static void add_keys(proof_store *ps, int h, const test_key *keys, uint32_t from
     uint32_t i;
     for (i = from; i < to; i++) {
         int added;
-        if (!proof_add(ps, &ps->layers[h], hash_of(&keys[i]), keys[i].bytes, keys[i].len, &added))
+        if (!proof_add(ps, &ps->layers[h], hash_of(&keys[i]), keys[i].bytes, keys[i].len, NULL, &added))
             exit(3);
         *added_sum += (uint64_t)added;
     }
@@ -653,7 +700,7 @@ static void spill_slices(const test_key *keys, const test_key *sorted, uint32_t 
             bucket_at at;
             for (at = bucket_first(&l->buckets[b]); bucket_has(&l->buckets[b], &at); bucket_next(&l->buckets[b], &at))
                 if (!layer_insert(&ps.seen, key_hash_packed(at.key, bucket_len(&l->buckets[b], &at)), at.key,
-                                  bucket_len(&l->buckets[b], &at)))
+                                  bucket_len(&l->buckets[b], &at), NULL))
                     exit(3);
         }
         layer_free(l);
@@ -683,7 +730,7 @@ static void spill_sift(const test_key *keys, const test_key *sorted, uint32_t n)
     if (!proof_spill_layer(&ps, SPILL_LAYER))
         exit(3);
     for (i = 0; i < half; i++) {
-        if (!layer_insert(&ps.seen, hash_of(&keys[i]), keys[i].bytes, keys[i].len))
+        if (!layer_insert(&ps.seen, hash_of(&keys[i]), keys[i].bytes, keys[i].len, NULL))
             exit(3);
         ps.live++;
     }

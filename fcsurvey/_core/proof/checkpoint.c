@@ -126,7 +126,7 @@ static int load_layers(file_reader *r, proof_store *const *shards, int n_shards,
             }
             hash = key_hash_packed(key, len);
             ps = shards[proof_shard_of(hash, n_shards)];
-            if (!proof_add(ps, &ps->layers[number], hash, key, len, &added))
+            if (!proof_add(ps, &ps->layers[number], hash, key, len, NULL, &added))
                 return 0; /* out of room: its limit says so */
         }
         ok = ok && reader_get(r, &number, sizeof(number));

@@ -13,7 +13,8 @@ static int proof_insert(proof_state *ps, const proof_child *kid)
 {
     proof_store *st = &ps->store;
     int added;
-    if (!proof_add(st, home_of(ps, kid->layer), kid->hash, kid->packed, kid->len, &added))
+    if (!proof_add(st, home_of(ps, kid->layer), kid->hash, kid->packed, kid->len, (const uint8_t *)&kid->back,
+                   &added))
         return 0;
     if (kid->layer != st->current) {
         if (added)
@@ -61,7 +62,7 @@ static int proof_insert_run(proof_state *ps, const proof_child *slots, uint64_t 
         if (j >= from + 2 * d && j - 2 * d < to) {
             const proof_child *kid = &slots[(j - 2 * d) & mask];
             if ((b = home_bucket(ps, kid)))
-                bucket_prefetch_match(b, kid->hash, kid->len);
+                bucket_prefetch_match(b, kid->hash, kid->len + home_of(ps, kid->layer)->tail);
             if (entries && kid->layer == ps->store.current && entries->buckets)
                 bucket_prefetch_match(&entries->buckets[layer_bucket_of(entries, kid->hash)], kid->hash, kid->len);
         }

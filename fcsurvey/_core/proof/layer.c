@@ -11,20 +11,25 @@ static inline uint32_t bucket_bytes(uint32_t n, uint32_t used)
 void layer_free(proof_layer *l)
 {
     uint64_t i;
+    int tail = l->tail;
     for (i = 0; i < l->n_buckets; i++)
         free(l->buckets[i].data);
     free(l->buckets);
     memset(l, 0, sizeof(*l));
+    l->tail = tail;
 }
 
-/* Append a key to bucket b; 0 when out of memory or the bucket is full. */
-static int bucket_append(proof_bucket *b, uint8_t fp, const uint8_t *key, uint32_t len)
+/* Append a key and its `tail` bytes to bucket b; 0 when out of memory or
+   the bucket is full. */
+static int bucket_append(proof_bucket *b, uint8_t fp, const uint8_t *key, uint32_t len, const uint8_t *tail,
+                         uint32_t tail_len)
 {
     uint32_t old_index = bucket_index_bytes(b->n), new_index = bucket_index_bytes(b->n + 1u);
+    uint32_t bytes = len + tail_len;
     if (b->n == BUCKET_MAX)
         return 0;
-    if (bucket_bytes(b->n + 1u, b->used + len) != bucket_bytes(b->n, b->used)) {
-        uint8_t *data = realloc(b->data, bucket_bytes(b->n + 1u, b->used + len));
+    if (bucket_bytes(b->n + 1u, b->used + bytes) != bucket_bytes(b->n, b->used)) {
+        uint8_t *data = realloc(b->data, bucket_bytes(b->n + 1u, b->used + bytes));
         if (!data)
             return 0;
         b->data = data;
@@ -32,9 +37,11 @@ static int bucket_append(proof_bucket *b, uint8_t fp, const uint8_t *key, uint32
     if (new_index != old_index)
         memmove(b->data + new_index, b->data + old_index, b->used);
     b->data[2 * b->n] = fp;
-    b->data[2 * b->n + 1] = (uint8_t)len;
+    b->data[2 * b->n + 1] = (uint8_t)bytes;
     memcpy(b->data + new_index + b->used, key, len);
-    b->used += len;
+    if (tail_len)
+        memcpy(b->data + new_index + b->used + len, tail, tail_len);
+    b->used += bytes;
     b->n++;
     return 1;
 }
@@ -81,7 +88,7 @@ static int split_bucket(proof_layer *l)
     memset(side, 0, sizeof(uint64_t) * (old.n / 64 + 1u));
     for (at = bucket_first(&old); bucket_has(&old, &at); bucket_next(&old, &at)) {
         uint32_t len = bucket_len(&old, &at);
-        k = (key_hash_packed(at.key, (int)len) & bit) != 0;
+        k = (key_hash_packed(at.key, (int)len - l->tail) & bit) != 0;
         side[at.i / 64] |= (uint64_t)k << (at.i % 64);
         n[k]++;
         used[k] += len;
@@ -117,9 +124,10 @@ int layer_remove(proof_layer *l, uint64_t hash, const uint8_t *packed, int len)
     if (!l->buckets)
         return 0;
     b = &l->buckets[layer_bucket_of(l, hash)];
-    found = layer_find(b, hash, packed, len);
+    found = layer_find(b, l->tail, hash, packed, len);
     if (!bucket_has(b, &found))
         return 0;
+    len += l->tail;
     old_index = bucket_index_bytes(b->n);
     keys = b->data + old_index;
     i = found.i;
@@ -143,7 +151,7 @@ int layer_remove(proof_layer *l, uint64_t hash, const uint8_t *packed, int len)
     return 1;
 }
 
-int layer_insert(proof_layer *l, uint64_t hash, const uint8_t *packed, int len)
+int layer_insert(proof_layer *l, uint64_t hash, const uint8_t *packed, int len, const uint8_t *tail)
 {
     proof_bucket *b;
     if (!l->buckets) {
@@ -153,7 +161,7 @@ int layer_insert(proof_layer *l, uint64_t hash, const uint8_t *packed, int len)
         l->level = FIRST_LEVEL;
     }
     b = &l->buckets[layer_bucket_of(l, hash)];
-    if (!bucket_append(b, (uint8_t)(hash >> 56), packed, (uint32_t)len) ||
+    if (!bucket_append(b, (uint8_t)(hash >> 56), packed, (uint32_t)len, tail, (uint32_t)l->tail) ||
         (++l->n > l->n_buckets * BUCKET_LOAD && !split_bucket(l)))
         return 0;
     return 1;

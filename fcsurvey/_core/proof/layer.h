@@ -6,7 +6,11 @@
    multiple of SLOT_GRAIN of them, then the keys, both in order of arrival;
    the first `done` have been expanded.  A lookup reads the index and only
    the keys whose fingerprint matches.  The bucket_at cursor is the one walk
-   of that layout. */
+   of that layout.
+
+   A layer may keep `tail` bytes after each key that are not part of it
+   (the part's back moves, proof.c): a slot's length counts them, a lookup
+   compares and a split hashes only the key before them. */
 #ifndef FCS_PROOF_LAYER_H
 #define FCS_PROOF_LAYER_H
 
@@ -25,6 +29,7 @@ typedef struct {
     proof_bucket *buckets;
     uint64_t n_buckets, n, split, alloc;
     int level; /* a hash's low `level` bits pick the bucket, one more if below split */
+    int tail;  /* bytes kept after each key, not part of it (0, or PROOF_BACK_BYTES for the part); layer_free keeps it */
 } proof_layer;
 
 /* A key of a bucket: where it starts, its place in arrival order. */
@@ -34,8 +39,9 @@ typedef struct {
 } bucket_at;
 
 /* Put a key (packed to `len` bytes, with its key_hash_packed) into layer l
-   without looking for it there; 0 when out of memory. */
-int layer_insert(proof_layer *l, uint64_t hash, const uint8_t *packed, int len);
+   without looking for it there, followed by l->tail bytes of `tail` (NULL
+   when l->tail is 0); 0 when out of memory. */
+int layer_insert(proof_layer *l, uint64_t hash, const uint8_t *packed, int len, const uint8_t *tail);
 /* Take a key out of layer l, one never swept (its buckets' `done` is 0);
    0 when it is not there.  A bucket's memory shrinks with it, so an entry
    taken out of its layer frees its bytes. */
@@ -66,6 +72,7 @@ static inline int bucket_has(const proof_bucket *b, const bucket_at *at)
     return at->i < b->n;
 }
 
+/* The bytes the bucket keeps for key `at`: the key's, and its layer's tail. */
 static inline uint8_t bucket_len(const proof_bucket *b, const bucket_at *at)
 {
     return b->data[2 * at->i + 1];
@@ -92,8 +99,9 @@ static inline void bucket_prefetch(const proof_bucket *b)
     }
 }
 
-/* Fetch the key of bucket b a lookup of (hash, len) would compare first:
-   the index must be fetched already, the bucket must not change before the
+/* Fetch the key of bucket b a lookup of (hash, len) would compare first,
+   `len` the bytes the bucket keeps for it (its layer's tail included): the
+   index must be fetched already, the bucket must not change before the
    lookup for this to help (a fetch is only a hint: it is never wrong). */
 static inline void bucket_prefetch_match(const proof_bucket *b, uint64_t hash, int len)
 {
@@ -119,15 +127,16 @@ static inline bucket_at bucket_nth(const proof_bucket *b, uint32_t i)
     return at;
 }
 
-/* Where bucket b holds the key (packed to `len` bytes, with its hash);
-   past its last key (bucket_has false) when it does not. */
-static inline bucket_at layer_find(const proof_bucket *b, uint64_t hash, const uint8_t *packed, int len)
+/* Where bucket b (of a layer keeping `tail` bytes after each key) holds
+   the key (packed to `len` bytes, with its hash); past its last key
+   (bucket_has false) when it does not. */
+static inline bucket_at layer_find(const proof_bucket *b, int tail, uint64_t hash, const uint8_t *packed, int len)
 {
     const uint8_t fp = (uint8_t)(hash >> 56), *index = b->data;
     const uint32_t n = b->n;
     bucket_at at = bucket_first(b);
     for (; at.i < n; at.key += index[2 * at.i + 1], at.i++)
-        if (index[2 * at.i] == fp && index[2 * at.i + 1] == len && key_same_packed(at.key, packed, len))
+        if (index[2 * at.i] == fp && index[2 * at.i + 1] == len + tail && key_same_packed(at.key, packed, len))
             break;
     return at;
 }
@@ -140,7 +149,7 @@ static inline int layer_has(const proof_layer *l, uint64_t hash, const uint8_t *
     if (!l->buckets)
         return 0;
     b = &l->buckets[layer_bucket_of(l, hash)];
-    at = layer_find(b, hash, packed, len);
+    at = layer_find(b, l->tail, hash, packed, len);
     return bucket_has(b, &at);
 }
 

@@ -11,9 +11,11 @@
 #include "spill.h"
 #include "thread.h"
 
-/* Encode and pack p as child k, fetching its bucket's header ahead when it
-   belongs to this thread's shard. */
-static void proof_key(proof_state *ps, const fcs_pos *p, const column_code *codes, proof_child *k)
+/* Encode and pack p as child k, with the move `back` to its parent (0:
+   none), fetching its bucket's header ahead when it belongs to this
+   thread's shard. */
+static void proof_key(proof_state *ps, const fcs_pos *p, const column_code *codes, fcs_packed_move back,
+                      proof_child *k)
 {
     uint64_t words[KEY_WORDS_MAX + 1];
     proof_layer *to;
@@ -23,6 +25,7 @@ static void proof_key(proof_state *ps, const fcs_pos *p, const column_code *code
     k->hash = key_hash_packed(k->packed, k->len);
     k->layer = proof_layer_of(ps->kc->r, &pairs, p);
     k->shard = proof_shard_of(k->hash, ps->team->n);
+    k->back = back;
     ps->open += k->layer == ps->store.current; /* until it is looked up, by this thread or another */
     if (k->shard != ps->id)
         return;
@@ -40,8 +43,62 @@ static void proof_won(proof_state *ps)
         ps->common->won_round = ps->common->round;
 }
 
+/* The move from `child` back to p, which made it by m, when child is m's
+   position itself (no card went home or came down, so autoplay moved none):
+   the same cards back where they were, named as fcs_pack names a move (the
+   card, and the card it goes on, a cell or an empty column), so it does not
+   depend on the order of columns or cells, which keys forget.  Else 0. */
+static fcs_packed_move back_move(const fcs_pos *p, const fcs_move *m, const fcs_pos *child)
+{
+    int card;
+    if (m->src_kind == AT_FOUNDATION || m->dst_kind == AT_FOUNDATION || memcmp(p->found, child->found, sizeof(p->found)))
+        return 0;
+    card = fcs_moved_card(p, m);
+    if (m->src_kind == AT_CELL)
+        return PACK_MOVE(card, DEST_CELL, 0);
+    if (p->len[m->src] > m->count)
+        return PACK_MOVE(card, DEST_ON_CARD, p->col[m->src][p->len[m->src] - m->count - 1]);
+    return PACK_MOVE(card, DEST_EMPTY_COLUMN, 0);
+}
+
+#ifdef FCS_PROOF_CHECK_BACK /* scripts/measure_proof.py --check-back: every move left out leads into the part */
+static _Atomic uint64_t back_left_out, back_not_in_part;
+
+/* Make and look up the child of p by m, a move proof_expand leaves out:
+   it must be in this shard's part (checked on one thread, where the part
+   is all in one shard). */
+static void check_back(proof_state *ps, const fcs_pos *p, const column_code *codes, const fcs_move *m)
+{
+    fcs_pos child;
+    column_code child_codes[FCS_MAX_COLS];
+    proof_child kid;
+    atomic_fetch_add(&back_left_out, 1);
+    if (!make_child(ps->kc, HOME_SAFE, p, codes, m, &child, child_codes)) {
+        atomic_fetch_add(&back_not_in_part, 1);
+        return;
+    }
+    proof_key(ps, &child, child_codes, 0, &kid);
+    ps->open -= kid.layer == ps->store.current; /* as its lookup, finding it, would */
+    if (kid.layer != ps->store.current || !layer_has(&ps->store.part, kid.hash, kid.packed, kid.len))
+        atomic_fetch_add(&back_not_in_part, 1);
+}
+
+__attribute__((destructor)) static void report_back(void)
+{
+    fprintf(stderr, "moves back left out: %llu; not in the part: %llu\n",
+            (unsigned long long)atomic_load(&back_left_out), (unsigned long long)atomic_load(&back_not_in_part));
+}
+#endif
+
 /* Expand the next unexpanded position of bucket b of the part into the
-   batch; 0 when the proof must stop (a limit, or a win). */
+   batch; 0 when the proof must stop (a limit, or a win).
+
+   The move back to the position that first made it is left out: that
+   move's child is that position itself (the same cards back where they
+   were, nothing autoplayed, and a key forgets the order of columns and
+   cells), which is in this round's part, since it was expanded from it, so
+   its lookup could only find it there.  The positions visited and expanded
+   are the same; each expansion makes one child fewer. */
 static int proof_expand(proof_state *ps, uint64_t b)
 {
     const fcs_rules *r = ps->kc->r;
@@ -49,24 +106,33 @@ static int proof_expand(proof_state *ps, uint64_t b)
     uint64_t words[KEY_WORDS_MAX + 1];
     proof_bucket *bucket = &ps->store.part.buckets[b];
     bucket_at at = bucket_nth(bucket, bucket->done);
+    const int len = bucket_len(bucket, &at) - PROOF_BACK_BYTES;
+    fcs_packed_move skip;
     fcs_pos p, child;
     column_code codes[FCS_MAX_COLS], child_codes[FCS_MAX_COLS];
     int k, n;
 
-    key_unpack(at.key, bucket_len(bucket, &at), words);
+    key_unpack(at.key, len, words);
+    memcpy(&skip, at.key + len, sizeof(skip));
     bucket->done++; /* before any child can split this bucket */
     ps->expanded++;
     ps->open--;
     key_decode(ps->kc, words, &p, codes);
     n = fcs_legal_moves(r, &p, r->sequence != SEQ_UNLIMITED ? FCS_MOVES_SINGLE : 0, moves);
     for (k = 0; k < n; k++) {
+        if (skip && fcs_pack(&p, &moves[k]) == skip) {
+#ifdef FCS_PROOF_CHECK_BACK
+            check_back(ps, &p, codes, &moves[k]);
+#endif
+            continue;
+        }
         if (!make_child(ps->kc, HOME_SAFE, &p, codes, &moves[k], &child, child_codes))
             continue;
         if (fcs_is_won(&child)) {
             proof_won(ps);
             return 0;
         }
-        proof_key(ps, &child, child_codes, &ps->kids[ps->n_kids++]);
+        proof_key(ps, &child, child_codes, back_move(&p, &moves[k], &child), &ps->kids[ps->n_kids++]);
     }
     return ps->n_kids < PROOF_BATCH || proof_flush(ps);
 }
@@ -137,6 +203,7 @@ static int proof_next_entry(proof_state *ps, uint64_t *from)
     kid->hash = key_hash_packed(kid->packed, kid->len);
     kid->layer = ps->store.current;
     kid->shard = ps->id;
+    kid->back = 0;
     ps->open++;
     ps->n_kids = 1;
     return proof_flush(ps);
@@ -443,7 +510,7 @@ static int proof_begin(proof_common *common, int resumed, const fcs_pos *root)
         return h;
     }
     key_code_columns(ps->kc, root, ALL_COLUMNS(ps->kc->r), codes);
-    proof_key(ps, root, codes, &kid);
+    proof_key(ps, root, codes, 0, &kid);
     owner = &common->threads[kid.shard];
     owner->kids[owner->n_kids++] = kid;
     return proof_flush(owner) ? kid.layer : -1;

@@ -113,6 +113,7 @@ int proof_store_init(proof_store *ps, uint64_t room)
     ps->spill_fd = -1;
     ps->current = -1;
     ps->room = room;
+    ps->part.tail = PROOF_BACK_BYTES;
     ps->layers = calloc(PROOF_LAYERS, sizeof(proof_layer));
     ps->on_disk = calloc(PROOF_LAYERS, sizeof(spill_list));
     ps->out = malloc(SPILL_BUFFER);
@@ -266,14 +267,15 @@ static int make_room(proof_store *ps)
     return 1;
 }
 
-int proof_add(proof_store *ps, proof_layer *l, uint64_t hash, const uint8_t *packed, int len, int *added)
+int proof_add(proof_store *ps, proof_layer *l, uint64_t hash, const uint8_t *packed, int len, const uint8_t *tail,
+              int *added)
 {
     *added = 0;
     if (layer_has(l, hash, packed, len))
         return 1;
     if (ps->live >= ps->room && !make_room(ps))
         return 0; /* which may have sent l itself to disk */
-    if (!layer_insert(l, hash, packed, len)) {
+    if (!layer_insert(l, hash, packed, len, tail)) {
         ps->limit = FCS_LIMIT_MEMORY;
         return 0;
     }
@@ -289,8 +291,8 @@ int proof_merge_part(proof_store *ps)
         proof_bucket *bucket = &ps->part.buckets[b];
         bucket_at at;
         for (at = bucket_first(bucket); bucket_has(bucket, &at); bucket_next(bucket, &at)) {
-            uint8_t len = bucket_len(bucket, &at);
-            if (!layer_insert(&ps->seen, key_hash_packed(at.key, len), at.key, len)) {
+            int len = bucket_len(bucket, &at) - ps->part.tail; /* the key alone: `seen` keeps no back moves */
+            if (!layer_insert(&ps->seen, key_hash_packed(at.key, len), at.key, len, NULL)) {
                 ps->limit = FCS_LIMIT_MEMORY;
                 return 0;
             }
@@ -334,7 +336,7 @@ int proof_load_layer(proof_store *ps, int h, uint64_t slice)
         while (ps->layers[h].n < slice && (got = reader_key(&rd, &key, &len)) > 0) {
             uint64_t hash = key_hash_packed(key, len);
             keys++;
-            if (!layer_has(&ps->seen, hash, key, len) && !proof_add(ps, &ps->layers[h], hash, key, len, &added))
+            if (!layer_has(&ps->seen, hash, key, len) && !proof_add(ps, &ps->layers[h], hash, key, len, NULL, &added))
                 return 0;
         }
         if (got < 0) {

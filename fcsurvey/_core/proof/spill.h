@@ -74,10 +74,15 @@ int reader_get(file_reader *r, void *data, size_t n);
    or is not what was written. */
 int reader_key(file_reader *r, const uint8_t **key, uint8_t *len);
 
+/* The bytes the part keeps after each key: the move back to the position
+   that first made it (fcs_packed_move; 0 for an entry), which proof_expand
+   leaves out. */
+#define PROOF_BACK_BYTES ((int)sizeof(fcs_packed_move))
+
 /* The positions the proof holds.  The layer being worked through holds only
    its entries (see proof.c); the part of it under way, in `part`, grows as
-   it is gathered.  `seen` holds the parts visited while the current layer
-   has keys on disk. */
+   it is gathered, each key with its back move.  `seen` holds the parts
+   visited while the current layer has keys on disk. */
 typedef struct {
     proof_layer *layers;  /* PROOF_LAYERS, by proof_layer_of */
     spill_list *on_disk;  /* PROOF_LAYERS: what each layer has on disk */
@@ -99,9 +104,11 @@ typedef struct {
 int proof_store_init(proof_store *ps, uint64_t room);
 void proof_store_free(proof_store *ps);
 
-/* Add a key to layer l (one of ps's) unless there, saying in *added which;
-   0 when out of room or memory (ps->limit says which). */
-int proof_add(proof_store *ps, proof_layer *l, uint64_t hash, const uint8_t *packed, int len, int *added);
+/* Add a key to layer l (one of ps's) unless there, with l->tail bytes of
+   `tail` after it, saying in *added which; 0 when out of room or memory
+   (ps->limit says which). */
+int proof_add(proof_store *ps, proof_layer *l, uint64_t hash, const uint8_t *packed, int len, const uint8_t *tail,
+              int *added);
 /* Write layer h's keys as one more segment of the file, and free the layer. */
 int proof_spill_layer(proof_store *ps, int h);
 /* Drop from layer h's keys on disk those already visited, in `seen`, which

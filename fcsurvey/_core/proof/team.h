@@ -23,11 +23,14 @@
 #include "../key.h"
 #include "../tuning.h"
 
-/* A child waiting for its lookup, by the thread that made it or by its owner. */
+/* A child waiting for its lookup, by the thread that made it or by its
+   owner, with the move back to the position that made it (0: none), which
+   the part keeps with it when it is new there (proof.c, proof_expand). */
 typedef struct {
     uint64_t hash;
     int layer, len, shard;
     uint8_t packed[KEY_BYTES_MAX];
+    fcs_packed_move back;
 } proof_child;
 
 /* Children from one thread to another, mask + 1 of them (a power of two)

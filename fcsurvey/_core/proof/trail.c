@@ -299,7 +299,7 @@ static int meet(link_search *ls, const keyed *k, int *limit)
         *limit = FCS_LIMIT_STATES;
         return 0;
     }
-    if (!layer_insert(&ls->met, hash, k->packed, k->len)) {
+    if (!layer_insert(&ls->met, hash, k->packed, k->len, NULL)) {
         *limit = FCS_LIMIT_MEMORY;
         return 0;
     }
