@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import chain, product
-from typing import TYPE_CHECKING, Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence, Union
 
-from .cards import DECK_SIZE, KING, SUITS, make_card, rank, suit
+from .cards import DECK_SIZE, KING, SUITS, rank, suit
 from .engine import IllegalMove, Position, apply, can_build, fills_empty_column
 from .notation import (CELL_CHARS, COLUMN_CHARS, COUNT_MARK, HOME_CHAR, MOVE_TOKEN, NotationError,
                        parse_solution, token_to_move)
@@ -222,81 +222,88 @@ def _fast_replay(pos: Position, rules: Rules, tokens: list[str]) -> Optional[Pos
     if not _is_plain(pos):
         return None
     table, builds_on, fills, capacity = _fast_tables(rules, len(pos.columns), len(pos.cells))
-    ranks, suits = _RANKS, _SUITS
+    try:
+        return _fast_walk(pos, builds_on, fills, capacity, map(table.__getitem__, tokens))
+    except KeyError:
+        pass
+    entries = [_rare_entry(token, table) for token in tokens]
+    if None in entries:
+        return None
+    return _fast_walk(pos, builds_on, fills, capacity, entries)
+
+
+def _fast_walk(pos: Position, builds_on: tuple[frozenset[int], ...], fills: frozenset[int],
+               capacity: tuple[tuple[int, ...], ...], entries: Iterable[_Entry]) -> Optional[Position]:
+    """:func:`_fast_replay`'s walk over the tokens' entries.  Each foundation is held as
+    the next card it takes (the cards of a suit are ``len(SUITS)`` apart, see cards.py; a
+    number past the deck when it is full),
+    so a card goes home when it is that card.  An empty list's ``pop()`` or ``[-1]``
+    raises IndexError where a token has nothing to move: that is a refusal too (the
+    readable path says why), and costs nothing where no token does it."""
+    ranks, suits, step = _RANKS, _SUITS, len(SUITS)
     columns = [list(column) for column in pos.columns]
     cells = list(pos.cells)
-    homes = list(pos.foundations)
-    entries = list(map(table.get, tokens))
-    if None in entries:
-        entries = [entry or _rare_entry(token, table) for token, entry in zip(tokens, entries)]
-        if None in entries:
-            return None
-    for kind, a, b, count in entries:
-        if kind == _COLUMN_HOME:
-            source = columns[a]
-            if not source:
-                return None
-            card = source.pop()  # a refusal discards the lists anyway
-            suit = suits[card]
-            if homes[suit] + 1 != ranks[card]:
-                return None
-            homes[suit] += 1
-        elif kind == _COLUMN_TO_COLUMN:
-            source, target = columns[a], columns[b]
-            if not count:
-                if not source:
+    nexts = [home * step + s for s, home in enumerate(pos.foundations)]
+    try:
+        for kind, a, b, count in entries:
+            if kind == _COLUMN_HOME:
+                card = columns[a].pop()  # a refusal discards the lists anyway
+                s = suits[card]
+                if nexts[s] != card:
                     return None
-                # Only the card one rank below the target can build on it, so
-                # the implied run is as long as the ranks say (see _implied_count).
-                count = ranks[target[-1]] - ranks[source[-1]] if target else 1
-                if count < 1:
+                nexts[s] = card + step
+            elif kind == _COLUMN_TO_COLUMN:
+                source, target = columns[a], columns[b]
+                if not count:
+                    # Only the card one rank below the target can build on it, so
+                    # the implied run is as long as the ranks say (see _implied_count).
+                    count = ranks[target[-1]] - ranks[source[-1]] if target else 1
+                    if count < 1:
+                        return None
+                if count == 1:
+                    if source[-1] not in (builds_on[target[-1]] if target else fills):
+                        return None
+                    target.append(source.pop())
+                    continue
+                if count > len(source) or source[-count] not in (builds_on[target[-1]] if target else fills):
                     return None
-            if count > len(source):
-                return None
-            card = source[-count]
-            if card not in (builds_on[target[-1]] if target else fills):
-                return None
-            if count > 1:
                 for i in range(len(source) - count, len(source) - 1):
                     if source[i + 1] not in builds_on[source[i]]:
                         return None
                 if count > capacity[cells.count(None)][columns.count([]) - (not target)]:
                     return None
-            if count == 1:
-                target.append(source.pop())
-            else:
                 target.extend(source[-count:])
                 del source[-count:]
-        elif kind == _COLUMN_TO_CELL:
-            source = columns[a]
-            if not source or cells[b] is not None:
-                return None
-            cells[b] = source.pop()
-        elif kind == _CELL_HOME:
-            card = cells[a]
-            if card is None or homes[suits[card]] + 1 != ranks[card]:
-                return None
-            homes[suits[card]] += 1
-            cells[a] = None
-        elif kind == _CELL_TO_COLUMN:
-            card, target = cells[a], columns[b]
-            if card is None or card not in (builds_on[target[-1]] if target else fills):
-                return None
-            target.append(card)
-            cells[a] = None
-        else:
-            home = homes[a]
-            if not home:
-                return None
-            card = make_card(home, a)
-            if kind == _RETURN_TO_COLUMN:
-                target = columns[b]
-                if card not in (builds_on[target[-1]] if target else fills):
-                    return None
-                target.append(card)
-            else:
+            elif kind == _COLUMN_TO_CELL:
                 if cells[b] is not None:
                     return None
-                cells[b] = card
-            homes[a] -= 1
-    return Position(tuple(map(tuple, columns)), tuple(cells), tuple(homes))
+                cells[b] = columns[a].pop()
+            elif kind == _CELL_HOME:
+                card = cells[a]
+                if card is None or nexts[suits[card]] != card:
+                    return None
+                nexts[suits[card]] = card + step
+                cells[a] = None
+            elif kind == _CELL_TO_COLUMN:
+                card, target = cells[a], columns[b]
+                if card is None or card not in (builds_on[target[-1]] if target else fills):
+                    return None
+                target.append(card)
+                cells[a] = None
+            else:
+                card = nexts[a] - step
+                if card < 0:
+                    return None
+                if kind == _RETURN_TO_COLUMN:
+                    target = columns[b]
+                    if card not in (builds_on[target[-1]] if target else fills):
+                        return None
+                    target.append(card)
+                else:
+                    if cells[b] is not None:
+                        return None
+                    cells[b] = card
+                nexts[a] = card
+    except IndexError:
+        return None
+    return Position(tuple(map(tuple, columns)), tuple(cells), tuple(card // step for card in nexts))

@@ -275,19 +275,24 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
             raise SolverError(f"{str(checkpoint)!r} is not a checkpoint of this solve (another deal, "
                               "rules or build, or not a checkpoint): remove it or give another path")
         saving = (str(checkpoint), tag, checkpoint_every)
-    with contextlib.ExitStack() as scratch:
-        if saving[0] is None and checkpoints is None and offer is not None:  # an offer goes on from a checkpoint
-            checkpoints, checkpoint_every = Path(scratch.enter_context(tempfile.TemporaryDirectory())), math.inf
-        if checkpoints is not None:
+    if saving[0] is None and (checkpoints is not None or offer is not None):
+        with contextlib.ExitStack() as scratch:
+            if checkpoints is None:  # an offer goes on from a checkpoint
+                checkpoints, checkpoint_every = Path(scratch.enter_context(tempfile.TemporaryDirectory())), math.inf
             tag = checkpoint_tag(position, rules)
             try:
                 os.makedirs(checkpoints, exist_ok=True)
                 saving = (str(_checkpoint_file(checkpoints, tag)), tag, checkpoint_every)
             except OSError:
                 pass
+            raw = _core_solve(position, rules, limits, phases, saving, threads,
+                              offer if saving[0] is not None else None, on_threads)
+    else:  # most solves: nothing to save, so no scratch directory either
         raw = _core_solve(position, rules, limits, phases, saving, threads,
                           offer if saving[0] is not None else None, on_threads)
-    raw["phase_counts"] = {name: PhaseCount(**raw["phase_counts"][name]) for name in COUNTED_PHASES}
+    counts = raw["phase_counts"]
+    raw["phase_counts"] = {name: PhaseCount(counts[name]["states"], counts[name]["time_s"])
+                           for name in COUNTED_PHASES}
     result = Result(**raw)
     if replay and result.status == SOLVED:
         check = validate(position, rules, result.solution)
@@ -312,7 +317,8 @@ def _core_solve(position: Position, rules: Rules, limits: Limits, phases: Sequen
         elapsed += raw["elapsed_s"]
         resumed = raw["resumed"] if resumed is None else resumed
         if raw["limit"] != THREADS_LIMIT:
-            return {**raw, "elapsed_s": elapsed, "resumed": resumed}
+            raw["elapsed_s"], raw["resumed"] = elapsed, resumed
+            return raw
         now = offers.read_offer(offer) if offer is not None else None
         if now is not None and 1 <= now <= MAX_THREADS and now != threads:
             threads = now

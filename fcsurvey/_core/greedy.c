@@ -17,13 +17,15 @@
 #include "tuning.h"
 
 typedef struct {
-    uint32_t idx;
     fcs_pos pos;
     column_code codes[FCS_MAX_COLS];
     column_profile prof[FCS_MAX_COLS];
 } recent_entry;
 
+/* The slots' positions apart from their contents, so that a search clears
+   4 KB as it starts, not a word in each of 1024 entries of 1.5 KB. */
 struct greedy_cache {
+    uint32_t idx[RECENT_SLOTS]; /* the stored position each slot holds, or NO_PARENT */
     recent_entry slot[RECENT_SLOTS];
 };
 
@@ -63,7 +65,7 @@ static inline void take_entry(const fcs_search *s, greedy_view *g, const fcs_pos
     }
     if (g->cached != e->state) {
         recent_entry *hit = &s->cache->slot[e->state % RECENT_SLOTS];
-        if (hit->idx == e->state) {
+        if (s->cache->idx[e->state % RECENT_SLOTS] == e->state) {
             g->par = &hit->pos;
             g->par_codes = hit->codes;
             g->par_prof = hit->prof;
@@ -105,7 +107,7 @@ static inline void expand_into_cache(const fcs_search *s, greedy_view *g, uint32
     for (c = 0; c < r->columns; c++)
         slot->codes[c] = c < lay->columns ? g->codes[lay->order[c]] : EMPTY_CODE;
     memcpy(slot->prof, prof, (size_t)r->columns * sizeof(column_profile));
-    slot->idx = idx;
+    s->cache->idx[idx % RECENT_SLOTS] = idx;
     g->par = &slot->pos;
     g->par_codes = slot->codes;
     g->par_prof = slot->prof;
@@ -181,7 +183,7 @@ int greedy_search(fcs_search *s, const fcs_pos *root, int orders, uint32_t budge
     g.par_prof = NULL;
     g.cached = NO_PARENT;
     for (i = 0; i < RECENT_SLOTS; i++)
-        s->cache->slot[i].idx = NO_PARENT;
+        s->cache->idx[i] = NO_PARENT;
     open_clear(s->open, orders);
     if (!open_push(s->open, zero, NO_PARENT, NO_MOVE)) {
         s->limit = FCS_LIMIT_MEMORY;

@@ -352,20 +352,29 @@ int fcs_unpack(const fcs_rules *r, const fcs_pos *p, fcs_packed_move pm, fcs_mov
     int card = PACKED_CARD(pm), kind = PACKED_KIND(pm), dest = PACKED_DEST(pm), i, j;
 
     out->src_kind = 255;
+    /* Most moves take a column's top card or a cell's (each card lies in
+       one place, so looking there first finds what the full scan of the
+       columns below would). */
     for (i = 0; i < r->columns && out->src_kind == 255; i++)
-        for (j = 0; j < p->len[i]; j++)
-            if (p->col[i][j] == card) {
-                out->src_kind = AT_COLUMN;
-                out->src = (uint8_t)i;
-                out->count = (uint8_t)(p->len[i] - j);
-                break;
-            }
+        if (p->len[i] && p->col[i][p->len[i] - 1] == card) {
+            out->src_kind = AT_COLUMN;
+            out->src = (uint8_t)i;
+            out->count = 1;
+        }
     for (i = 0; i < r->cells && out->src_kind == 255; i++)
         if (p->cell[i] == card) {
             out->src_kind = AT_CELL;
             out->src = (uint8_t)i;
             out->count = 1;
         }
+    for (i = 0; i < r->columns && out->src_kind == 255; i++)
+        for (j = 0; j < p->len[i] - 1; j++)
+            if (p->col[i][j] == card) {
+                out->src_kind = AT_COLUMN;
+                out->src = (uint8_t)i;
+                out->count = (uint8_t)(p->len[i] - j);
+                break;
+            }
     if (out->src_kind == 255) {
         if (p->found[CARD_SUIT(card)] != CARD_RANK(card))
             return 0;

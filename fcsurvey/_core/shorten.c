@@ -64,7 +64,7 @@ static int line_replay(line *l, int from)
     int k;
     for (k = from; k < l->steps; k++) {
         fcs_move m;
-        l->pos[k + 1] = l->pos[k];
+        fcs_copy_pos(&l->pos[k + 1], &l->pos[k], l->r->columns);
         if (!legal_move(l->r, &l->pos[k + 1], l->path[k], &m))
             return 0;
         fcs_apply(&l->pos[k + 1], &m);
@@ -88,8 +88,9 @@ typedef struct {
    the old moves it skips, when the edited ones write fewer tokens, else 0. */
 static int try_edit(const line *l, const line_edit *e)
 {
-    fcs_pos p = l->pos[e->i];
+    fcs_pos p;
     int last = e->j >= 0 ? e->j : e->i, k, old_tokens = 0, new_tokens = 0, dropped = e->drop_i + e->drop_j;
+    fcs_copy_pos(&p, &l->pos[e->i], l->r->columns);
     for (k = e->i; k < l->steps && k <= last + SHORTEN_REJOIN; k++) {
         fcs_move m;
         fcs_packed_move pm = l->path[k];
@@ -102,7 +103,9 @@ static int try_edit(const line *l, const line_edit *e)
             return 0;
         fcs_apply(&p, &m);
         new_tokens += 1 + autoplay(l->r, &p, l->mode, NULL, NULL, NULL, NULL);
-        if (k >= last && order_free_hash(l->r, &p) == l->hash[k + 1])
+        /* Equal positions have equal foundations: only those are hashed. */
+        if (k >= last && memcmp(p.found, l->pos[k + 1].found, sizeof(p.found)) == 0 &&
+            order_free_hash(l->r, &p) == l->hash[k + 1])
             return new_tokens < old_tokens ? dropped : 0;
         if (new_tokens >= old_tokens + SHORTEN_REJOIN)
             return 0;
@@ -240,10 +243,22 @@ static int shortcut_at(line *l, const line_index *x, int i, int depth)
     return 1;
 }
 
+/* Whether an edit at move i holds depends on the moves from i to at most
+   i + EDIT_WINDOW (the card's next move within SHORTEN_REACH, then up to
+   SHORTEN_REJOIN more to meet the old line) and on the position before i.
+   So an edit that failed at i fails again in the next pass unless an edit
+   made since lies within the window (an edit at e changes only moves from e
+   on: it clears what it may change, the EDIT_WINDOW moves before it), or the
+   pass already made an edit before i (which may lay the positions after it
+   out in another order).  Shortcuts (depth > 0) read the whole line: no
+   edit is taken as known to fail then. */
+#define EDIT_WINDOW (SHORTEN_REACH + SHORTEN_REJOIN + 1)
+
 int shorten_line(const fcs_rules *r, int mode, const fcs_pos *start, fcs_packed_move *path, int steps, int depth)
 {
     line l = {r, mode, path, steps, NULL, NULL, NULL};
     int pass, i, edited = 1;
+    uint8_t *fails; /* fails[i]: no edit at move i holds (see EDIT_WINDOW) */
     fcs_packed_move *old = malloc((size_t)(steps + 1) * sizeof(fcs_packed_move));
     line_index x = {NULL, 1};
     while (x.mask < 2u * (uint32_t)(steps + 1))
@@ -253,7 +268,8 @@ int shorten_line(const fcs_rules *r, int mode, const fcs_pos *start, fcs_packed_
     l.pos = malloc((size_t)(steps + 1) * sizeof(fcs_pos));
     l.hash = malloc((size_t)(steps + 1) * sizeof(uint64_t));
     l.tokens = malloc((size_t)(steps + 1) * sizeof(int));
-    if (!old || !x.at || !l.pos || !l.hash || !l.tokens)
+    fails = calloc((size_t)steps + 1, 1);
+    if (!old || !x.at || !l.pos || !l.hash || !l.tokens || !fails)
         goto done;
     memcpy(old, path, (size_t)steps * sizeof(fcs_packed_move));
     l.pos[0] = *start;
@@ -262,9 +278,12 @@ int shorten_line(const fcs_rules *r, int mode, const fcs_pos *start, fcs_packed_
     if (!line_replay(&l, 0))
         goto done;
     for (pass = 0; pass < SHORTEN_PASSES && edited; pass++)
-        for (edited = 0, i = 0; i < l.steps; i++)
+        for (edited = 0, i = 0; i < l.steps; i++) {
+            if (!edited && fails[i])
+                continue;
             while (i < l.steps && (edit_at(&l, i) || (depth > 0 && (index_build(&x, &l), shortcut_at(&l, &x, i, depth))))) {
                 edited = 1;
+                memset(&fails[i > EDIT_WINDOW ? i - EDIT_WINDOW : 0], 0, (size_t)(i > EDIT_WINDOW ? EDIT_WINDOW : i));
                 if (!line_replay(&l, i) || !fcs_is_won(&l.pos[l.steps])) {
                     /* Only a hash shared by two positions leads here: the old line stands. */
                     memcpy(path, old, (size_t)steps * sizeof(fcs_packed_move));
@@ -272,7 +291,10 @@ int shorten_line(const fcs_rules *r, int mode, const fcs_pos *start, fcs_packed_
                     goto done;
                 }
             }
+            fails[i] = depth == 0;
+        }
 done:
+    free(fails);
     free(x.at);
     free(old);
     free(l.pos);
