@@ -13,8 +13,11 @@ fc-solve is installed (Debian package freecell-solver-bin) and the ratio; side
 by side over deals 1-1000 (``--length-deals``), mean and max solution length
 and deals/s of the default mode, of ``--short``, and of fc-solve's ``-l lg``
 solutions (its moves counted as ours are: one a line, every foundation move
-written); time and positions to prove deal 11982 unsolvable; and the peak
-resident memory of this process.
+written); over deals 1-100 (``--optimal-deals``), ``fcsurvey solve N --optimal``
+one deal at a time in a child process: the deals whose par it proved, the mean
+par, the mean time a deal and the largest peak memory of a solve; time and
+positions to prove deal 11982 unsolvable; and the peak resident memory of this
+process.
 
 Every rate is given by the wall clock and by CPU time (this process's, or
 fc-solve's as its child): on a shared machine the wall clock counts the time
@@ -34,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from fcsurvey.deals import deal
 from fcsurvey.engine import Position
@@ -44,6 +47,9 @@ from fcsurvey.rules import PRESETS
 from fcsurvey.schema import SOLVED, UNSOLVABLE
 from fcsurvey.solver import solve
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # bench_optimal, beside this script
+from bench_optimal import Run, finish, start  # noqa: E402
+
 FC_SOLVE_RANGE = "freecell-solver-range-parallel-solve"
 FC_SOLVE = "fc-solve"
 TARGET_RATIO = 1.0
@@ -51,6 +57,10 @@ TARGET_RATIO = 1.0
 TARGET_MEAN_MOVES = {DEFAULT_LENGTH: 85, SHORT_LENGTH: 78}
 TARGET_SHORT_RATE = 20.0
 LENGTH_DEALS = 1000
+#: --optimal over deals 1..OPTIMAL_DEALS, at OPTIMAL_MAX_STATES positions a deal: the most deals
+#: 1-100 need (deal 37: 3.4 GB peak; docs/known-results.md, "Proven par").
+OPTIMAL_DEALS = 100
+OPTIMAL_MAX_STATES = 150_000_000
 
 
 def children_cpu() -> float:
@@ -127,15 +137,37 @@ def length_line(name: str, found: List[int], rate: float, cpu_rate: float, targe
     return line
 
 
+def optimal_runs(deals: Sequence[int], max_states: int) -> Tuple[List[Run], float]:
+    """``fcsurvey solve N --optimal`` of each deal, one child process at a time (so that the
+    kernel gives each solve's CPU time and peak memory), and the wall seconds they took."""
+    command = shutil.which("fcsurvey", path=os.path.dirname(sys.executable)) or "fcsurvey"
+    runs, started = [], time.perf_counter()
+    for number in deals:
+        runs.append(finish(start(command, number, max_states, None)))
+    return runs, time.perf_counter() - started
+
+
+def optimal_line(runs: List[Run], wall_s: float) -> str:
+    proved = [r.par for r in runs if r.par is not None]
+    mean = f"{statistics.mean(proved):.2f}" if proved else "-"
+    return (f"  proved {len(proved)} of {len(runs)}, mean par {mean}; a deal: {wall_s / len(runs):.1f} s wall, "
+            f"{sum(r.cpu_s for r in runs) / len(runs):.1f} CPU s; peak memory of a solve "
+            f"{max(r.peak_mb for r in runs):,.0f} MB")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--first", type=int, default=1)
     parser.add_argument("--last", type=int, default=32000)
     parser.add_argument("--length-deals", type=int, default=LENGTH_DEALS,
                         help="deals 1..N for the solution lengths side by side")
+    parser.add_argument("--optimal-deals", type=int, default=OPTIMAL_DEALS,
+                        help="deals 1..N for --optimal's par (0: leave it out)")
+    parser.add_argument("--optimal-max-states", type=int, default=OPTIMAL_MAX_STATES,
+                        help="each --optimal solve's --max-states")
     args = parser.parse_args()
-    if not 1 <= args.first <= args.last or args.length_deals < 1:
-        parser.error("need 1 <= --first <= --last and --length-deals >= 1")
+    if not 1 <= args.first <= args.last or args.length_deals < 1 or args.optimal_deals < 0:
+        parser.error("need 1 <= --first <= --last, --length-deals >= 1 and --optimal-deals >= 0")
 
     print(f"load average at the start: {load()}")
     ours, ours_cpu, counts = fcsurvey_rate(args.first, args.last)
@@ -168,6 +200,10 @@ def main() -> int:
         print(f"  fc-solve: {FC_SOLVE} not installed; no lengths")
     else:
         print(length_line("fc-solve -l lg", *theirs_lengths))
+    if args.optimal_deals:
+        print(f"--optimal over deals 1-{args.optimal_deals}, --max-states {args.optimal_max_states:,}, "
+              f"one solve at a time in its own process:")
+        print(optimal_line(*optimal_runs(range(1, args.optimal_deals + 1), args.optimal_max_states)))
 
     proof = solve(11982)
     print(f"deal 11982: {proof.status} in {proof.elapsed_s:.3f} s, {proof.states:,} positions stored "

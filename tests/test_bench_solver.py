@@ -34,6 +34,14 @@ def test_length_line_judges_the_mean_against_the_target():
     assert bench.length_line("x", [80], 1.0, 2.0, 78).endswith("FAIL)")
 
 
+def test_optimal_runs_prove_par_in_child_processes_and_the_line_sums_them_up():
+    runs, wall_s = bench.optimal_runs([2, 3], 20_000_000)
+    assert [r.par for r in runs] == [73, 70]  # docs/known-results.md, "Proven par"
+    assert all(r.cpu_s > 0 and r.peak_mb > 0 for r in runs) and wall_s > 0
+    line = bench.optimal_line([bench.Run(73, 1.0, 90.0), bench.Run(None, 3.0, 300.0)], 8.0)
+    assert line == "  proved 1 of 2, mean par 73.00; a deal: 4.0 s wall, 2.0 CPU s; peak memory of a solve 300 MB"
+
+
 @pytest.mark.skipif(shutil.which(bench.FC_SOLVE_RANGE) is None, reason="fc-solve not installed")
 def test_fc_solve_rate_counts_its_cpu_as_a_child():
     wall_rate, cpu_rate = bench.fc_solve_rate(1, 20)
