@@ -65,6 +65,9 @@ SKIPPED: Dict[str, str] = {
     "fcsurvey verify --claim foundation-return-1-100000000":
         "fails as the README says (exit 1: 70 measured, 69 published); tests/test_foundation_return_shipped.py "
         "checks that verdict on the shipped slice",
+    "fcsurvey survey 1-100 --optimal --max-states 150000000 --workers 2 --chunk-size 10":
+        "made the shipped results/par-1-100 (24 min on 2 cores); tests/test_par_shipped.py checks it and "
+        "tests/test_optimal.py runs --optimal surveys",
 }
 
 #: Text in the README that is not a command example to run: the set-up steps (what the
