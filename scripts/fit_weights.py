@@ -55,9 +55,32 @@ def measure(values: Sequence[int], positions: Sequence[Position]) -> Tuple[int, 
 
 
 def deal_range(text: str) -> List[Position]:
-    """The 4-cell layouts of deals FIRST-LAST."""
+    """The 4-cell layouts of deals FIRST-LAST (or one deal)."""
     first, _, last = text.partition("-")
-    return [Position.from_deal(deal(n, PRESETS["freecell"])) for n in range(int(first), int(last or first) + 1)]
+    try:
+        numbers = range(int(first), int(last or first) + 1)
+        return [Position.from_deal(deal(n, PRESETS["freecell"])) for n in numbers] or _bad(text)
+    except ValueError:
+        return _bad(text)
+
+
+def _bad(text: str) -> List[Position]:
+    raise argparse.ArgumentTypeError(f"{text!r} is not a range of deal numbers FIRST-LAST")
+
+
+def int_list(length: int = 0, least: int = 0):
+    """An argparse type: comma-separated integers, at least ``least`` each (and ``length`` of
+    them when given)."""
+    def parse(text: str) -> List[int]:
+        try:
+            values = [int(v) for v in text.split(",")]
+        except ValueError:
+            values = []
+        if not values or min(values) < least or (length and len(values) != length):
+            count = f"{length} " if length else ""
+            raise argparse.ArgumentTypeError(f"{text!r} is not {count}comma-separated integers >= {least}")
+        return values
+    return parse
 
 
 def fit(start: Sequence[int], positions: Sequence[Position], per_position: float,
@@ -101,17 +124,22 @@ def report(label: str, values: Sequence[int], positions: Sequence[Position]) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", default="1001-9000", help="training deals FIRST-LAST")
+    parser.add_argument("--deals", type=deal_range, default="1001-9000", help="training deals FIRST-LAST")
     parser.add_argument("--per-position", type=float, default=0.05,
                         help="objective: tokens + this times positions stored")
-    parser.add_argument("--steps", default="1,2", help="step sizes, in the order tried")
-    parser.add_argument("--start", help="first weights, comma-separated in tuning.h's order "
+    parser.add_argument("--steps", type=int_list(least=1), default="1,2", help="step sizes, in the order tried")
+    parser.add_argument("--start", type=int_list(len(WEIGHT_NAMES)), help="first weights, comma-separated in tuning.h's order "
                                         "(default: tuning.h's greedy weights)")
     parser.add_argument("--check", action="append", default=[], help="deals FIRST-LAST to report start "
                                                                       "and fit on (repeatable)")
     args = parser.parse_args()
-    start = [int(v) for v in args.start.split(",")] if args.start else list(_fccore.weights(True)[0])
-    values = fit(start, deal_range(args.deals), args.per_position, [int(s) for s in args.steps.split(",")])
+    for text in args.check:  # refused before the fit starts, not after it
+        try:
+            deal_range(text)
+        except argparse.ArgumentTypeError as exc:
+            parser.error(f"argument --check: {exc}")
+    start = args.start or list(_fccore.weights(True)[0])
+    values = fit(start, args.deals, args.per_position, args.steps)
     for text in args.check:
         positions = deal_range(text)
         report(f"deals {text}, start", start, positions)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from fcsurvey.solver import WEIGHT_NAMES
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "fit_weights.py"
@@ -25,3 +27,11 @@ def test_the_fit_only_takes_steps_that_lower_the_objective():
     assert all(sum(x != y for x, y in zip(a, b)) == 1 for a, b in zip(weights, weights[1:]))  # one weight a step
     checks = re.findall(r"^deals 6-8, (start|fit): .*: mean ([\d.]+) tokens, (\d+) positions, 0 not solved", out, re.M)
     assert [name for name, _, _ in checks] == ["start", "fit"]
+
+
+@pytest.mark.parametrize("args, named", [(["--deals", "x"], "--deals"), (["--start", "1,2"], "--start"),
+                                         (["--steps", "0"], "--steps"), (["--check", "5-1"], "--check")])
+def test_bad_arguments_are_one_error_line_and_exit_2(args, named):
+    done = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1].startswith(f"fit_weights.py: error: argument {named}: ")
