@@ -703,9 +703,9 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
     """Check fcsurvey against the published FreeCell record.
 
     Each claim (e.g. "exactly eight deals below 1,000,000 are unsolvable")
-    is checked on a dataset: one given with --dataset, else one under
-    results/ that decides all its deals, else a survey verify runs into
-    --cache.  Prints claim, expected, measured and PASS/FAIL; a deal left
+    is checked on a dataset given with --dataset, else on the datasets
+    under results/ that together decide all its deals (a deal one leaves
+    unknown another may prove), else on a survey verify runs into --cache.  Prints claim, expected, measured and PASS/FAIL; a deal left
     unknown or missing is a FAIL that names it.  Exit code 0 when every
     claim passes, 1 when one fails, 2 on bad input.
 

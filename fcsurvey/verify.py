@@ -1,11 +1,13 @@
 """Check the published record (:mod:`fcsurvey.known`) against surveys, and look past it.
 
-A claim is checked on one dataset.  A dataset given by the user is checked as it stands --
-a deal missing from it or left ``unknown`` fails the claim by name, because the point is to
-say whether *that* dataset can be trusted.  Otherwise verify reuses any dataset under
-``results/`` with the claim's rules that already decides every deal of the claim, and only
-then surveys the claim itself into a cache directory, which a rerun resumes.  Verdicts are
-proofs whatever limits produced them, so limits never decide which dataset may be reused.
+A claim is checked on the datasets that prove it.  A dataset given by the user is checked as
+it stands -- a deal missing from it or left ``unknown`` fails the claim by name, because the
+point is to say whether *that* dataset can be trusted.  Otherwise verify reuses the datasets
+under ``results/`` with the claim's rules that together decide every deal of the claim (the
+passes of a winnable-deal table, say, or a ``--difficulty`` survey's proved ``min_cells``
+for another number of cells: :class:`Reused`), and only then surveys the claim itself into a
+cache directory, which a rerun resumes.  Verdicts are proofs whatever limits produced them,
+so limits never decide which dataset may be reused.
 """
 
 from __future__ import annotations
@@ -178,21 +180,152 @@ def _settles(claim: Claim, rows: pa.Table) -> bool:
             and not (needs_difficulty(claim) and len(_inexact(rows))))
 
 
-def find_dataset(claim: Claim, roots: Sequence[Path]) -> Optional[Tuple[Path, pa.Table]]:
-    """A dataset under ``roots`` with the claim's rules that decides every deal of the
-    claim (and proves its min_cells if the claim is about them), with those rows."""
+def verdict_with(cells: int, own_cells: int, status: Optional[str], min_cells: Optional[int],
+                 exact: Optional[bool]) -> Optional[str]:
+    """The verdict with ``cells`` free cells that a row of a ``--difficulty`` dataset made with
+    ``own_cells`` proves, or ``None`` where it proves none.
+
+    A win with k cells is a win with more (the extra cells stay empty, and a sequence move
+    that fitted still fits, for the room only grows), and a deal lost with k cells is lost
+    with fewer (a win with fewer would be a win with k).  So a deal won with ``min_cells`` is
+    won with every count from there up, and where ``min_cells`` is proved exact (one fewer is
+    proved lost; ``None`` exact: MAX_CELLS is proved lost) it is lost with every count below.
+    """
+    if min_cells is not None and min_cells <= cells:
+        return SOLVED
+    if exact and (min_cells is None or min_cells > cells):
+        return UNSOLVABLE
+    if status == UNSOLVABLE and cells <= own_cells:
+        return UNSOLVABLE
+    return None
+
+
+def _min_cells_rows(info: DatasetInfo, claim: Claim) -> pa.Table:
+    """The verdicts a ``--difficulty`` dataset with another number of cells proves for
+    ``claim`` (:func:`verdict_with`), as :data:`ROW_COLUMNS`; decided rows only."""
+    table = store.read(info.path, columns=["deal", "status", "min_cells", "min_cells_exact"], deals=claim.deals)
+    deals, statuses = [], []
+    for deal, status, min_cells, exact in zip(*(table[c].to_pylist() for c in table.column_names)):
+        verdict = verdict_with(claim.rules.cells, info.rules.cells, status, min_cells, exact)
+        if verdict is not None:
+            deals.append(deal)
+            statuses.append(verdict)
+    return pa.table({"deal": pa.array(deals, pa.uint64()), "status": pa.array(statuses, pa.string()),
+                     "limit": pa.nulls(len(deals), pa.string()), "error": pa.nulls(len(deals), pa.string())})
+
+
+@dataclass(frozen=True)
+class Reused:
+    """A claim's verdicts gathered from the datasets under ``results/`` (and the cache):
+    one row a deal of the claim that any of them holds, decided wherever any decides it.
+
+    Verdicts are proofs whatever limits, tries or passes produced them, so a deal one
+    dataset leaves ``unknown`` is settled by another that decides it: the passes of a
+    winnable-deal table together, or a ``--difficulty`` survey's proved ``min_cells`` for
+    other numbers of cells (:func:`verdict_with`).  Two datasets deciding a deal differently
+    is a solver bug: ``conflicts`` names each such deal, and the claim fails.
+    """
+
+    rows: pa.Table
+    datasets: Tuple[Path, ...]      # those the rows came from, in the order read
+    by_min_cells: Tuple[Path, ...]  # those of them read through their min_cells
+    conflicts: Tuple[str, ...]
+
+    def settles(self, claim: Claim) -> bool:
+        """Whether the claim can be judged on these rows alone: every deal proved, or a
+        conflict to report."""
+        return bool(self.conflicts) or _settles(claim, self.rows)
+
+
+def _holds_some(info: DatasetInfo, claim: Claim) -> bool:
+    return claim.deals - info.requested != claim.deals
+
+
+def _serves(info: DatasetInfo, claim: Claim) -> bool:
+    """The claim's game, some of its deals, and the difficulty columns if it is about them."""
+    return (plays_as(info.rules) == plays_as(claim.rules) and _holds_some(info, claim)
+            and (info.difficulty or not needs_difficulty(claim)))
+
+
+def _proves_by_min_cells(info: DatasetInfo, claim: Claim) -> bool:
+    """A ``--difficulty`` dataset of the claim's game but for the number of cells."""
+    if not info.difficulty or needs_difficulty(claim) or info.rules.cells == claim.rules.cells:
+        return False
+    return plays_as(info.rules) == {**plays_as(claim.rules), "cells": info.rules.cells} and _holds_some(info, claim)
+
+
+def _sure(claim: Claim, rows: pa.Table) -> pa.Array:
+    """Which rows prove what the claim is about: a verdict, and an exact min_cells if the
+    claim is about min_cells."""
+    if needs_difficulty(claim):
+        return pc.and_(_decided(rows), pc.fill_null(rows["min_cells_exact"], False))
+    return _decided(rows)
+
+
+def _conflicts(claim: Claim, before: pa.Table, rows: pa.Table, path: Path) -> List[str]:
+    """The deals ``rows`` (of dataset ``path``) decide otherwise than ``before`` did."""
+    agree = ["status", "min_cells"] if needs_difficulty(claim) else ["status"]
+    earlier = before.select(["deal", *agree, "source"]).rename_columns(
+        ["deal", *(f"{c}_before" for c in agree), "source"])
+    found = []
+    for row in rows.select(["deal", *agree]).join(earlier, "deal", join_type="inner").to_pylist():
+        if any(row[c] != row[f"{c}_before"] for c in agree):
+            was = ", ".join(f"{c} {row[f'{c}_before']}" for c in agree)
+            now = ", ".join(f"{c} {row[c]}" for c in agree)
+            found.append(f"deal {row['deal']}: {was} in {row['source']} but {now} in {path}")
+    return found
+
+
+def reuse(claim: Claim, roots: Sequence[Path]) -> Optional[Reused]:
+    """The verdicts for ``claim`` that the datasets under ``roots`` hold together, or ``None``
+    when none holds any of its deals.  Datasets holding every deal of the claim are read
+    first, then those holding some, then ``--difficulty`` datasets with other cell counts,
+    until every deal is proved: a claim one dataset settles reads only that one."""
+    whole: List[DatasetInfo] = []
+    part: List[DatasetInfo] = []
+    by_min_cells: List[DatasetInfo] = []
     for root in roots:
         for path in store.datasets_under(root):
             try:
                 info = DatasetInfo.read(path)
             except (store.StoreError, ClaimError):
                 continue  # not ours to judge; it was not asked for
-            if not info.covers(claim):
-                continue
-            rows = read_rows(path, claim.deals)
-            if _settles(claim, rows):
-                return path, rows
-    return None
+            if _serves(info, claim):
+                (part if claim.deals - info.requested else whole).append(info)
+            elif _proves_by_min_cells(info, claim):
+                by_min_cells.append(info)
+    columns = ROW_COLUMNS + (MIN_CELLS_COLUMNS if needs_difficulty(claim) else [])
+    proved: Optional[pa.Table] = None   # one row a proved deal, with the dataset it came from
+    unproved: Optional[pa.Table] = None  # one row a deal no dataset read so far proves
+    read: List[Path] = []
+    conflicts: List[str] = []
+    for info in whole + part + by_min_cells:
+        rows = (_min_cells_rows(info, claim) if info in by_min_cells
+                else read_rows(info.path, claim.deals).select(columns))
+        if not len(rows):
+            continue
+        read.append(info.path)
+        rows = rows.append_column("source", pa.array([str(info.path)] * len(rows), pa.string()))
+        sure = _sure(claim, rows)
+        mine = rows.filter(sure)
+        if proved is None:
+            proved = mine
+        else:
+            conflicts += _conflicts(claim, proved, mine, info.path)
+            proved = pa.concat_tables([proved, mine.filter(pc.invert(pc.is_in(mine["deal"], proved["deal"])))])
+        doubt = rows.filter(pc.invert(sure))
+        if unproved is not None:
+            doubt = doubt.filter(pc.invert(pc.is_in(doubt["deal"], unproved["deal"])))
+        unproved = doubt if unproved is None else pa.concat_tables([unproved, doubt])
+        if len(proved) == len(claim.deals):
+            break
+    if proved is None or unproved is None:
+        return None
+    rows = pa.concat_tables([proved, unproved.filter(pc.invert(pc.is_in(unproved["deal"], proved["deal"])))])
+    sources = set(pc.unique(rows["source"]).to_pylist())
+    used = tuple(p for p in read if str(p) in sources)  # a dataset whose rows others all superseded is left out
+    return Reused(rows.drop_columns(["source"]).sort_by("deal"), used,
+                  tuple(i.path for i in by_min_cells if i.path in used), tuple(conflicts))
 
 
 def claim_survey(claim: Claim, cache: Path, workers: Optional[int], length: str = DEFAULT_LENGTH) -> Survey:
@@ -224,6 +357,10 @@ class Outcome:
     problems: Tuple[str, ...]
     dataset: Path
     surveyed_s: Optional[float] = None  # time spent surveying it in this run
+    #: Further datasets whose verdicts were combined with ``dataset``'s (:class:`Reused`), and
+    #: which of them all were read through their min_cells.
+    combined: Tuple[Path, ...] = ()
+    by_min_cells: Tuple[Path, ...] = ()
     #: The builds that made the dataset, when one is not this build (a shipped dataset, or a
     #: cache an older build began): its verdicts are that build's, not this one's.
     other_build: Optional[str] = None
@@ -306,7 +443,18 @@ def compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[fl
     """Judge ``claim`` on ``rows`` (from :func:`read_rows`, one a deal: the store refuses a
     dataset that holds a deal twice).  A deal that is missing or has no verdict fails the
     claim by name: never a silent pass."""
-    problems = []
+    return _compare(claim, rows, dataset, surveyed_s, [])
+
+
+def compare_reused(claim: Claim, reused: Reused) -> Outcome:
+    """Judge ``claim`` on the verdicts :func:`reuse` gathered: as :func:`compare`, and two
+    datasets deciding a deal differently fail it by name."""
+    outcome = _compare(claim, reused.rows, reused.datasets[0], None, list(reused.conflicts))
+    return dataclasses.replace(outcome, combined=reused.datasets[1:], by_min_cells=reused.by_min_cells)
+
+
+def _compare(claim: Claim, rows: pa.Table, dataset: Path, surveyed_s: Optional[float],
+             problems: List[str]) -> Outcome:
     present = rows["deal"]
     if len(present) < len(claim.deals):
         missing = claim.deals - DealSet.from_sorted(present.to_pylist())
@@ -364,8 +512,12 @@ def check(task: Task, *, cache: Path = CACHE_DIR, workers: Optional[int] = None,
     solutions are made with ``length``); the outcome says whether another build than this
     one made that dataset."""
     outcome = _check(task, cache, workers, progress, say, length)
-    made = builds(outcome.dataset)
-    return dataclasses.replace(outcome, other_build=made_by_text(made)) if made["other_build"] else outcome
+    others = []
+    for path in (outcome.dataset, *outcome.combined):
+        made = builds(path)
+        if made["other_build"]:
+            others.append(made_by_text(made) + (f" in {path}" if outcome.combined else ""))
+    return dataclasses.replace(outcome, other_build="; ".join(others)) if others else outcome
 
 
 def _check(task: Task, cache: Path, workers: Optional[int], progress: Optional[ProgressFactory],
@@ -374,10 +526,10 @@ def _check(task: Task, cache: Path, workers: Optional[int], progress: Optional[P
     if task.dataset is not None:
         return compare(claim, read_rows(task.dataset, claim.deals), task.dataset)
     roots = [RESULTS_DIR] + ([] if Path(cache).resolve().is_relative_to(RESULTS_DIR.resolve()) else [cache])
-    found = find_dataset(claim, roots)
-    if found is not None:
-        say(f"{claim.id}: reusing {found[0]}")
-        return compare(claim, found[1], found[0])
+    reused = reuse(claim, roots)
+    if reused is not None and reused.settles(claim):
+        say(f"{claim.id}: reusing {', '.join(map(str, reused.datasets))}")
+        return compare_reused(claim, reused)
     job = claim_survey(claim, cache, workers, length)
     say(f"{claim.id}: surveying {job.todo:,} deals ({job.skipped:,} already done) into {job.out}")
     started = time.monotonic()
@@ -413,7 +565,9 @@ def _notes(outcomes: Sequence[Outcome]) -> List[str]:
     for o in outcomes:
         how = f"surveyed in {duration(o.surveyed_s)}" if o.surveyed_s is not None else "reused"
         made = f"; made by {o.other_build}" if o.other_build else ""
-        lines.append(f"{o.claim.id}: {o.dataset} ({how}{made})")
+        read = ", ".join(f"{p} (by its min_cells)" if p in o.by_min_cells else str(p)
+                         for p in (o.dataset, *o.combined))
+        lines.append(f"{o.claim.id}: {read} ({how}{', verdicts combined' if o.combined else ''}{made})")
     elsewhere = [o.claim.id for o in outcomes if o.other_build]
     if elsewhere:
         lines.append(f"{len(elsewhere)} of {len(outcomes)} claims checked on data another build made "

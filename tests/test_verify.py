@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 
@@ -43,6 +44,12 @@ def write_dataset(path, rules, deals, unsolvable=(), drop=(), statuses=None, lim
     dataset.write_chunk(rows, 0.0)
     dataset.close()
     return path
+
+
+def settled(claim):
+    """What verify reuses for ``claim`` from ``results/``, or None when that does not settle it."""
+    reused = verify.reuse(claim, [verify.RESULTS_DIR])
+    return reused if reused is not None and reused.settles(claim) else None
 
 
 def outcome(claim_id, path):
@@ -160,9 +167,75 @@ def test_a_dataset_reused_from_results_needs_every_deal_decided(tmp_path, monkey
     claim = known.get("relaxed-11982")
     write_dataset(tmp_path / "results" / "mine", claim.rules, (11_900, 12_000),
                   statuses={11_950: UNKNOWN})
-    assert verify.find_dataset(claim, [verify.RESULTS_DIR])[0].name == "mine"
+    assert settled(claim).datasets[0].name == "mine"
     undecided = known.list_claim(DealSet([(11_940, 11_960)]), "x")
-    assert verify.find_dataset(undecided, [verify.RESULTS_DIR]) is None
+    assert settled(undecided) is None
+
+
+THREE_CELLS = PRESETS["freecell"].replace(cells=3)
+
+
+def three_cell_claim(unsolvable):
+    return known.Claim("three-1-10", "deals 1-10 with 3 cells", THREE_CELLS, DealSet([(1, 10)]),
+                       known.ExactDeals(UNSOLVABLE, tuple(unsolvable)), "tests", None)
+
+
+def test_the_passes_of_a_table_together_settle_a_claim_none_settles_alone(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_dataset(tmp_path / "results" / "pass1", THREE_CELLS, (1, 10), unsolvable={4},
+                  statuses={7: UNKNOWN, 9: UNKNOWN})
+    write_dataset(tmp_path / "results" / "pass2", THREE_CELLS, (7, 9), unsolvable={9}, statuses={8: UNKNOWN})
+    claim = three_cell_claim({4, 9})
+    reused = settled(claim)
+    assert [p.name for p in reused.datasets] == ["pass1", "pass2"] and not reused.conflicts
+    result = verify.check(verify.Task(claim), cache=tmp_path / "cache")
+    assert result.passed and result.surveyed_s is None and result.measured == "unsolvable: 4 9"
+    assert [p.name for p in (result.dataset, *result.combined)] == ["pass1", "pass2"]
+    assert not verify.check(verify.Task(three_cell_claim({9})), cache=tmp_path / "cache").passed
+
+
+def test_two_datasets_deciding_a_deal_differently_fail_the_claim_by_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_dataset(tmp_path / "results" / "a", THREE_CELLS, (1, 10), unsolvable={4}, statuses={7: UNKNOWN})
+    write_dataset(tmp_path / "results" / "b", THREE_CELLS, (3, 7), unsolvable={5})
+    result = verify.check(verify.Task(three_cell_claim({4})), cache=tmp_path / "cache")
+    assert not result.passed and result.surveyed_s is None
+    assert result.problems[:2] == (f"deal 4: status unsolvable in {Path('results/a')} but status solved in "
+                                   f"{Path('results/b')}",
+                                   f"deal 5: status solved in {Path('results/a')} but status unsolvable in "
+                                   f"{Path('results/b')}")
+
+
+@pytest.mark.parametrize("cells, own, status, min_cells, exact, verdict", [
+    (3, 4, SOLVED, 2, True, SOLVED),          # won with 2 cells: won with 3
+    (3, 4, SOLVED, 3, False, SOLVED),         # won with 3, whether or not 2 was proved lost
+    (1, 4, SOLVED, 2, True, UNSOLVABLE),      # 1 cell proved lost: so is any fewer
+    (0, 4, SOLVED, 2, True, UNSOLVABLE),
+    (1, 4, SOLVED, 2, False, None),           # 1 cell not proved lost
+    (3, 4, UNSOLVABLE, 5, True, UNSOLVABLE),  # lost with 4 cells: lost with 3
+    (3, 4, UNSOLVABLE, 6, False, UNSOLVABLE),
+    (5, 4, UNSOLVABLE, 6, False, None),       # lost with 4, nothing proved of 5
+    (6, 4, UNSOLVABLE, 6, False, SOLVED),
+    (10, 4, UNSOLVABLE, None, True, UNSOLVABLE),  # no count up to MAX_CELLS wins, proved
+    (8, 4, UNKNOWN, None, False, None),
+])
+def test_a_proved_min_cells_gives_the_verdict_with_other_cell_counts(cells, own, status, min_cells, exact, verdict):
+    assert verify.verdict_with(cells, own, status, min_cells, exact) == verdict
+
+
+def test_a_difficulty_survey_settles_claims_for_other_cell_counts_by_its_min_cells(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_dataset(tmp_path / "results" / "fewest", PRESETS["freecell"], (1, 6), min_cells=SIX_MIN_CELLS,
+                  inexact={6})
+    result = verify.check(verify.Task(known.Claim("two-1-5", "deals 1-5 with 2 cells", THREE_CELLS.replace(cells=2),
+                                                  DealSet([(1, 5)]), known.Count(UNSOLVABLE, 1), "tests", None)),
+                          cache=tmp_path / "cache")
+    assert result.passed and result.measured == "1 unsolvable" and result.by_min_cells == (Path("results/fewest"),)
+    # deal 6 needs 3 cells but 2 is not proved lost: that claim is surveyed, not judged on a guess
+    reused = verify.reuse(known.Claim("two-6", "deal 6 with 2 cells", THREE_CELLS.replace(cells=2),
+                                      DealSet([(6, 6)]), known.Count(UNSOLVABLE, 1), "tests", None),
+                          [verify.RESULTS_DIR])
+    assert reused is None
 
 
 def test_a_claim_without_a_dataset_is_surveyed_into_the_cache_and_then_reused(tmp_path, monkeypatch):
@@ -263,9 +336,9 @@ def test_a_dataset_reused_for_a_min_cells_claim_needs_them_proved(tmp_path, monk
     write_dataset(tmp_path / "results" / "plain", PRESETS["freecell"], (1, 6))
     write_dataset(tmp_path / "results" / "vague", PRESETS["freecell"], (1, 6), min_cells=SIX_MIN_CELLS,
                   inexact={3})
-    assert verify.find_dataset(SIX, [verify.RESULTS_DIR]) is None
+    assert settled(SIX) is None
     write_dataset(tmp_path / "results" / "sound", PRESETS["freecell"], (1, 6), min_cells=SIX_MIN_CELLS)
-    assert verify.find_dataset(SIX, [verify.RESULTS_DIR])[0].name == "sound"
+    assert [p.name for p in settled(SIX).datasets] == ["sound"]
 
 
 def test_a_min_cells_claim_is_surveyed_with_difficulty(tmp_path, monkeypatch):
