@@ -13,6 +13,7 @@ so limits never decide which dataset may be reused.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 import time
 from dataclasses import dataclass
@@ -38,6 +39,10 @@ from .survey import RESULTS_DIR, Survey, chunk_size_for, default_out, default_wo
 CACHE_DIR = RESULTS_DIR / "verify"
 CONFIDENCE = 0.999            # of the binomial interval a measured win rate must share with the record
 CHUNKS_PER_WORKER = 4         # a claim's survey has at least this many chunks a worker
+#: A survey of the deals the shipped data leaves unproved is named as the claim's, then this
+#: and the first REST_DIGEST hex digits of the SHA-256 of those deals' text form.
+REST_SUFFIX = "_rest-"
+REST_DIGEST = 8
 NAMED = 10                    # deals named in one line of a failure before "and N more"
 COUNT_LISTED = 100            # a failed count claim names every deal it counted, up to this many
 INLINE_DEALS = 8              # expected deal sets this small (and short) are shown in full
@@ -236,6 +241,11 @@ class Reused:
         conflict to report."""
         return bool(self.conflicts) or _settles(claim, self.rows)
 
+    def unproved(self, claim: Claim) -> DealSet:
+        """The deals of the claim these rows do not prove: what is left to survey."""
+        proved = self.rows.filter(_sure(claim, self.rows))["deal"].to_pylist()
+        return claim.deals - DealSet.from_sorted(proved)
+
 
 def _holds_some(info: DatasetInfo, claim: Claim) -> bool:
     return claim.deals - info.requested != claim.deals
@@ -284,8 +294,12 @@ def reuse(claim: Claim, roots: Sequence[Path]) -> Optional[Reused]:
     whole: List[DatasetInfo] = []
     part: List[DatasetInfo] = []
     by_min_cells: List[DatasetInfo] = []
+    seen = set()
     for root in roots:
         for path in store.datasets_under(root):
+            if path.resolve() in seen:
+                continue  # a root inside another
+            seen.add(path.resolve())
             try:
                 info = DatasetInfo.read(path)
             except (store.StoreError, ClaimError):
@@ -328,21 +342,30 @@ def reuse(claim: Claim, roots: Sequence[Path]) -> Optional[Reused]:
                   tuple(i.path for i in by_min_cells if i.path in used), tuple(conflicts))
 
 
-def claim_survey(claim: Claim, cache: Path, workers: Optional[int], length: str = DEFAULT_LENGTH) -> Survey:
+def claim_survey(claim: Claim, cache: Path, workers: Optional[int], length: str = DEFAULT_LENGTH,
+                 deals: Optional[DealSet] = None) -> Survey:
     """The survey that settles ``claim``, in its own directory of ``cache`` (named as
     ``fcsurvey survey`` would name it), so an interrupted verify resumes it.
 
-    A small claim is cut into smaller chunks than a survey's, so that a chunk holding one
-    hard deal does not finish alone while the other workers sit idle.  ``length`` is the
-    surveys' (limits.LENGTHS): claims are about verdicts, which it does not change.
+    ``deals``, a part of the claim's, is what the datasets under ``results/`` leave
+    unproved: that survey goes into a directory of its own, named after the claim's and
+    those deals (REST_SUFFIX and a digest of them), so a rerun with the same shipped data
+    resumes it and one whose shipped data changed starts another.  A small claim is cut into
+    smaller chunks than a survey's, so that a chunk holding one hard deal does not finish
+    alone while the other workers sit idle.  ``length`` is the surveys' (limits.LENGTHS):
+    claims are about verdicts, which it does not change.
     """
     limits = Limits(max_states=claim.max_states, length=length)
     difficulty = needs_difficulty(claim)
-    out = Path(cache) / default_out(claim.deals, claim.rules, limits, difficulty).name
-    per_chunk = len(claim.deals) // (CHUNKS_PER_WORKER * (workers or default_workers()))
-    chunk_size = max(1, min(chunk_size_for(claim.deals, claim.rules, difficulty), per_chunk))
-    return Survey(claim.deals, out, rules=claim.rules, limits=limits, workers=workers, chunk_size=chunk_size,
-                  solutions=False, difficulty=difficulty)
+    name = default_out(claim.deals, claim.rules, limits, difficulty).name
+    if deals is None or deals == claim.deals:
+        deals = claim.deals
+    else:
+        name += REST_SUFFIX + hashlib.sha256(str(deals).encode()).hexdigest()[:REST_DIGEST]
+    per_chunk = len(deals) // (CHUNKS_PER_WORKER * (workers or default_workers()))
+    chunk_size = max(1, min(chunk_size_for(deals, claim.rules, difficulty), per_chunk))
+    return Survey(deals, Path(cache) / name, rules=claim.rules, limits=limits, workers=workers,
+                  chunk_size=chunk_size, solutions=False, difficulty=difficulty)
 
 
 # --- comparing ------------------------------------------------------------------------------
@@ -530,11 +553,20 @@ def _check(task: Task, cache: Path, workers: Optional[int], progress: Optional[P
     if reused is not None and reused.settles(claim):
         say(f"{claim.id}: reusing {', '.join(map(str, reused.datasets))}")
         return compare_reused(claim, reused)
-    job = claim_survey(claim, cache, workers, length)
-    say(f"{claim.id}: surveying {job.todo:,} deals ({job.skipped:,} already done) into {job.out}")
+    # What is left is taken from the shipped data alone, not the cache, so that an
+    # interrupted verify finds the same deals left and resumes the same survey.
+    shipped = reuse(claim, [RESULTS_DIR])
+    job = claim_survey(claim, cache, workers, length, None if shipped is None else shipped.unproved(claim))
+    say(f"{claim.id}: surveying {job.todo:,} deals ({job.skipped:,} already done) into {job.out}"
+        + ("" if shipped is None else f", the rest proved by {', '.join(map(str, shipped.datasets))}"))
     started = time.monotonic()
     job.run(progress(job.todo) if progress is not None and job.todo else None)
-    return compare(claim, read_rows(job.out, claim.deals), job.out, time.monotonic() - started)
+    surveyed_s = time.monotonic() - started
+    if shipped is None:
+        return compare(claim, read_rows(job.out, claim.deals), job.out, surveyed_s)
+    combined = reuse(claim, roots)  # the cache is among the roots, and job.out in it
+    assert combined is not None  # the shipped data held some deals, the survey the rest
+    return dataclasses.replace(compare_reused(claim, combined), surveyed_s=surveyed_s)
 
 
 def check_all(tasks: Sequence[Task], **options: Any) -> Iterator[Outcome]:

@@ -206,6 +206,24 @@ def test_two_datasets_deciding_a_deal_differently_fail_the_claim_by_name(tmp_pat
                                    f"{Path('results/b')}")
 
 
+def test_a_claim_the_shipped_data_half_settles_surveys_only_the_rest(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # deals 1-10 with 3 cells are all won; "shipped" proves 1-8 but 7, and says nothing of 9, 10
+    write_dataset(tmp_path / "results" / "shipped", THREE_CELLS, (1, 8), statuses={7: UNKNOWN})
+    said = []
+    first = verify.check(verify.Task(three_cell_claim(())), cache=tmp_path / "cache", workers=1, say=said.append)
+    assert first.passed and first.surveyed_s is not None and first.measured == "unsolvable: none"
+    rest = tmp_path / "cache" / f"freecell_cells-3_1-10{verify.REST_SUFFIX}"
+    surveyed = [p for p in (first.dataset, *first.combined) if p.parent == tmp_path / "cache"]
+    assert len(surveyed) == 1 and surveyed[0].name.startswith(rest.name)
+    assert verify.DatasetInfo.read(surveyed[0]).requested == DealSet([(7, 7), (9, 10)])
+    assert Path("results/shipped") in (first.dataset, *first.combined)
+    assert said[0].startswith("three-1-10: surveying 3 deals (0 already done) into ")
+    again = verify.check(verify.Task(three_cell_claim(())), cache=tmp_path / "cache", workers=1, say=said.append)
+    assert again.passed and again.surveyed_s is None
+    assert not verify.check(verify.Task(three_cell_claim((9,))), cache=tmp_path / "cache", workers=1).passed
+
+
 @pytest.mark.parametrize("cells, own, status, min_cells, exact, verdict", [
     (3, 4, SOLVED, 2, True, SOLVED),          # won with 2 cells: won with 3
     (3, 4, SOLVED, 3, False, SOLVED),         # won with 3, whether or not 2 was proved lost
