@@ -541,6 +541,10 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
                + (f" ({result.limit} limit)" if result.limit else ""))
     click.echo(f"positions: {result.states:,} stored, {result.expanded:,} expanded; "
                f"time: {result.elapsed_s:.3f} s" + (" (went on from the checkpoint)" if result.resumed else ""))
+    for phase, count in result.line_counts.items():
+        if count.states:
+            click.echo(f"{LINE_SEARCH_NAMES[phase]}: {count.states:,} positions kept, {count.time_s:.3f} s "
+                       "(after the verdict: not counted above)")
     if result.solution is not None:
         click.echo(f"moves: {result.moves} ({result.atomic_moves} single-card moves)")
         if limits.length == OPTIMAL_LENGTH:
@@ -553,6 +557,10 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
                 click.echo(f"\nmove {index}: {token}")
                 click.echo(format_board(position, rules))
     ctx.exit(EXIT_FOR_STATUS[result.status])
+
+
+#: How ``solve`` names each of solver.LINE_PHASES.
+LINE_SEARCH_NAMES = {"beam_search": "beam search for a shorter line", "par_search": "A* search for par"}
 
 
 #: Exit status of ``hint`` by what it found: as ``solve``'s (0 a move or won, 1 lost, 3 unknown).

@@ -85,6 +85,10 @@ class PhaseCount:
 #: ``search`` of :data:`PHASES` (the interlude runs in the course of the complete search),
 #: the last is its ``proof``.
 COUNTED_PHASES = ("greedy_tries", "complete_search", "interlude", "last_try", "layered_proof")
+#: The searches for a shorter line once a solve has won, which :attr:`Result.line_counts`
+#: counts: ``--short``'s beam search and ``--optimal``'s A* for par.  They decide no verdict,
+#: so their positions are not in ``states``, which stays the verdict's cost in every mode.
+LINE_PHASES = ("beam_search", "par_search")
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,9 @@ class Result:
     resumed: bool = False  # the layered proof went on from a checkpoint
     #: By phase (COUNTED_PHASES): their states add up to ``states``; empty where no solve ran.
     phase_counts: Dict[str, PhaseCount] = dataclasses.field(default_factory=dict)
+    #: By line search (LINE_PHASES): the positions each kept and its seconds, zero where it
+    #: did not run (the default length); empty where no solve ran.
+    line_counts: Dict[str, PhaseCount] = dataclasses.field(default_factory=dict)
     #: With ``Limits(length="optimal")``: the fewest moves (tokens) of any solution, proved
     #: by A* (the solution is one of them); None when that search ran out of room or time.
     par: Optional[int] = None
@@ -291,8 +298,8 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
         raw = _core_solve(position, rules, limits, phases, saving, threads,
                           offer if saving[0] is not None else None, on_threads)
     counts = raw["phase_counts"]
-    raw["phase_counts"] = {name: PhaseCount(counts[name]["states"], counts[name]["time_s"])
-                           for name in COUNTED_PHASES}
+    raw["phase_counts"], raw["line_counts"] = ({name: PhaseCount(counts[name]["states"], counts[name]["time_s"])
+                                                for name in names} for names in (COUNTED_PHASES, LINE_PHASES))
     result = Result(**raw)
     if replay and result.status == SOLVED:
         check = validate(position, rules, result.solution)

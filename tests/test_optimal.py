@@ -6,6 +6,7 @@ line replays."""
 from __future__ import annotations
 
 import random
+import re
 from collections import deque
 from typing import List, Optional, Tuple
 
@@ -249,6 +250,22 @@ def test_par_of_whole_deals(number, par, short):
     assert validate(Position.from_deal(make_deal(number, rules)), rules, result.solution).ok
 
 
+@pytest.mark.parametrize("number, a_star", [(2, True), (3, False)])
+def test_the_line_searches_count_apart_from_the_verdicts_positions(number, a_star):
+    """``states`` is the verdict's cost in every mode; the beam and the A* after it count in
+    ``line_counts``.  On deal 3 the bound alone proves the --short line's 70 tokens par, so
+    the A* stores nothing; on deal 2 it searches and finds 73 against 74."""
+    rules = preset("freecell")
+    default, short, optimal = (solve(number, rules, Limits(length=length))
+                               for length in ("default", SHORT_LENGTH, OPTIMAL_LENGTH))
+    assert default.states == short.states == optimal.states
+    assert [c.states for c in default.line_counts.values()] == [0, 0]
+    assert short.line_counts["beam_search"].states == optimal.line_counts["beam_search"].states > 0
+    assert short.line_counts["par_search"].states == 0
+    assert (optimal.line_counts["par_search"].states > 0) == a_star
+    assert (optimal.line_counts["par_search"].time_s > 0) and short.line_counts["beam_search"].time_s > 0
+
+
 def test_par_is_never_above_another_modes_solution():
     rules = preset("freecell")
     pos = near_finished(3, rules, 40)
@@ -291,5 +308,9 @@ def test_cli_solve_optimal_prints_par(capsys, tmp_path):
     code, out, err = cli(capsys, "solve", "--board-file", tmp_path / "kings.txt", "--optimal")
     assert (code, err) == (0, "")
     assert "moves: 8 (8 single-card moves)\npar: 8 (proved: no solution is shorter)\n" in out
+    code, out, err = cli(capsys, "solve", "2", "--optimal")
+    assert (code, err) == (0, "")
+    assert re.search(r"\nbeam search for a shorter line: [1-9][\d,]* positions kept, [\d.]+ s \(after the verdict: "
+                     r"not counted above\)\nA\* search for par: [1-9][\d,]* positions kept", out)
     code, out, err = cli(capsys, "solve", "1", "--optimal", "--short")
     assert (code, out, err) == (2, "", "Error: --short and --optimal are two modes: give one\n")

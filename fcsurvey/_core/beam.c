@@ -5,6 +5,7 @@
    move, level by level, for the line. */
 #include <stdlib.h>
 
+#include "clock.h"
 #include "score.h"
 #include "search.h"
 #include "shorten.h"
@@ -22,6 +23,7 @@ typedef struct {
 typedef struct {
     uint64_t *slot;
     uint64_t mask;
+    uint64_t n; /* hashes added */
 } beam_seen;
 
 /* Add h; 0 when it was there. */
@@ -35,6 +37,7 @@ static int seen_add(beam_seen *s, uint64_t h)
         i = (i + 1) & s->mask;
     }
     s->slot[i] = h;
+    s->n++;
     return 1;
 }
 
@@ -200,7 +203,7 @@ static void beam_keep(beam *b, int step)
 }
 
 fcs_packed_move *beam_search(const fcs_rules *r, const weights *w, const fcs_pos *start, int width, int max_steps,
-                             int *steps)
+                             int *steps, uint64_t *kept)
 {
     beam b;
     fcs_packed_move *won = NULL;
@@ -234,6 +237,8 @@ fcs_packed_move *beam_search(const fcs_rules *r, const weights *w, const fcs_pos
             else
                 break;
     }
+    if (kept)
+        *kept = b.seen.n;
     free(b.seen.slot);
     free(b.level);
     free(b.next);
@@ -247,10 +252,10 @@ fcs_packed_move *beam_search(const fcs_rules *r, const weights *w, const fcs_pos
 /* The beam's line from start, shortened and written into `out`; 0 when the
    beam found none within max_steps. */
 static int beam_solution(const fcs_rules *r, const weights *w, const fcs_pos *start, int max_steps,
-                         fcs_result *out)
+                         fcs_result *out, uint64_t *kept)
 {
     int steps = 0, ok;
-    fcs_packed_move *line = beam_search(r, w, start, SHORT_BEAM_WIDTH, max_steps, &steps);
+    fcs_packed_move *line = beam_search(r, w, start, SHORT_BEAM_WIDTH, max_steps, &steps, kept);
     if (!line)
         return 0;
     steps = shorten_line(r, HOME_EAGER, start, line, steps, SHORT_SHORTCUT_DEPTH);
@@ -267,7 +272,13 @@ void fcs_short(const fcs_rules *r, const fcs_pos *start, fcs_result *res)
        home to make) and one for each card not home at the start: it can be
        shorter only within this many levels. */
     int levels = res->moves - (FCS_CARDS - start->found[0] - start->found[1] - start->found[2] - start->found[3]);
-    if (res->status != FCS_SOLVED || levels < 1 || !beam_solution(r, &BEAM_WEIGHTS, start, levels, &beamed))
+    double t0 = fcs_now_s();
+    int found;
+    if (res->status != FCS_SOLVED || levels < 1)
+        return;
+    found = beam_solution(r, &BEAM_WEIGHTS, start, levels, &beamed, &res->line[FCS_LINE_BEAM].states);
+    res->line[FCS_LINE_BEAM].time_s = fcs_now_s() - t0;
+    if (!found)
         return;
     if (beamed.moves < res->moves) {
         free(res->solution);

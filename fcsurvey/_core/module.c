@@ -116,17 +116,18 @@ static int parse_position(const fcs_rules *r, PyObject *columns, PyObject *cells
 /* The longest dealt column the search accepts: room for 13 built cards. */
 #define MAX_DEALT_LEN (FCS_MAX_COL_LEN - FCS_RANKS)
 
-static const char *const PHASE_NAMES[FCS_PHASE_COUNT] = {"greedy_tries", "complete_search", "interlude", "last_try",
-                                                          "layered_proof"};
+static const char *const PHASE_NAMES[FCS_PHASE_COUNT + FCS_LINE_PHASE_COUNT] = {
+    "greedy_tries", "complete_search", "interlude", "last_try", "layered_proof", "beam_search", "par_search"};
 
-/* {phase name: {"states": positions, "time_s": seconds}} for every phase. */
+/* {phase name: {"states": positions, "time_s": seconds}} for every phase,
+   the line searches (res->line) after the solve's own. */
 static PyObject *phase_counts(const fcs_result *res)
 {
     PyObject *phases = PyDict_New();
     int i;
-    for (i = 0; phases && i < FCS_PHASE_COUNT; i++) {
-        PyObject *one = Py_BuildValue("{s:K,s:d}", "states", (unsigned long long)res->phase[i].states, "time_s",
-                                      res->phase[i].time_s);
+    for (i = 0; phases && i < FCS_PHASE_COUNT + FCS_LINE_PHASE_COUNT; i++) {
+        const fcs_phase_count *c = i < FCS_PHASE_COUNT ? &res->phase[i] : &res->line[i - FCS_PHASE_COUNT];
+        PyObject *one = Py_BuildValue("{s:K,s:d}", "states", (unsigned long long)c->states, "time_s", c->time_s);
         if (!one || PyDict_SetItemString(phases, PHASE_NAMES[i], one) < 0) {
             Py_XDECREF(one);
             Py_DECREF(phases);

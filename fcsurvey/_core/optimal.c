@@ -312,7 +312,7 @@ void fcs_optimal(const fcs_rules *r, const fcs_pos *start, uint64_t max_states, 
     optimal_search o;
     fcs_pos root = *start;
     uint64_t key[KEY_WORDS_MAX + 1];
-    double deadline = timeout_s > 0 ? fcs_now_s() + timeout_s : 0;
+    double t0 = fcs_now_s(), deadline = timeout_s > 0 ? t0 + timeout_s : 0;
     uint32_t idx, first, bound;
     int is_new;
     res->par = -1;
@@ -331,6 +331,8 @@ void fcs_optimal(const fcs_rules *r, const fcs_pos *start, uint64_t max_states, 
         if (idx != NO_PARENT && reach(&o, idx, NO_PARENT, NULL, NULL, first, bound))
             search(&o, deadline, res);
     }
+    res->line[FCS_LINE_PAR].states = o.store.n;
+    res->line[FCS_LINE_PAR].time_s = fcs_now_s() - t0;
     store_free(&o.store);
     open_free(&o.open);
     free(o.tokens);

@@ -18,6 +18,9 @@ enum { FCS_LIMIT_NONE = 0, FCS_LIMIT_STATES = 1, FCS_LIMIT_TIME = 2, FCS_LIMIT_M
    complete search ran out of room, and the layered proof they hand over to
    when it did.  The first four are the searches. */
 enum { FCS_GREEDY_TRIES, FCS_COMPLETE_SEARCH, FCS_INTERLUDE, FCS_LAST_TRY, FCS_LAYERED_PROOF, FCS_PHASE_COUNT };
+/* The searches for a shorter line that run after a solve has won (--short's
+   beam search, --optimal's A*): counted apart, as they decide no verdict. */
+enum { FCS_LINE_BEAM, FCS_LINE_PAR, FCS_LINE_PHASE_COUNT };
 /* Which phases a caller runs: the searches, the proof, or both. */
 enum { FCS_PHASE_SEARCH = 1, FCS_PHASE_PROOF = 2, FCS_PHASES_ALL = 3 };
 
@@ -73,6 +76,7 @@ typedef struct {
     int resumed;      /* the layered proof went on from a checkpoint */
     int par;          /* --optimal: the fewest tokens any solution writes (its solution), -1 if not proved */
     fcs_phase_count phase[FCS_PHASE_COUNT]; /* by phase: their states add up to `states` */
+    fcs_phase_count line[FCS_LINE_PHASE_COUNT]; /* positions the line searches kept: not in `states` */
 } fcs_result;
 
 /* Solve from `start` (as dealt: safe autoplay is applied, and written into

@@ -54,8 +54,8 @@ int shorten_line(const fcs_rules *r, int mode, const fcs_pos *start, fcs_packed_
    once, until a child is won; every position of a level is as many moves
    from the start, so the first win is the shortest line the beam holds.
    Gives up past `max_steps` moves.  Returns the line's moves (malloc'd, its
-   length in *steps), or NULL. */
+   length in *steps), or NULL; *kept (when given) is the positions it kept. */
 fcs_packed_move *beam_search(const fcs_rules *r, const weights *w, const fcs_pos *start, int width, int max_steps,
-                             int *steps);
+                             int *steps, uint64_t *kept);
 
 #endif
