@@ -27,7 +27,7 @@ from .replay import validate, walk
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
 from .limits import DEFAULT_LENGTH, DEFAULT_MAX_STATES, OPTIMAL_LENGTH, SHORT_LENGTH, Limits, SolverError
 from .schema import SOLVED, UNKNOWN, UNSOLVABLE
-from .solver import CHECKPOINT_EVERY_S, MAX_THREADS, solve_position
+from .solver import CHECKPOINT_EVERY_S, LINE_PHASES, MAX_THREADS, solve_position
 from .known import CLAIMS, TIERS, ClaimError
 from .report import BINARY_FORMATS, FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError, check as check_dataset
@@ -479,6 +479,8 @@ def report(dataset: Path, out: Path) -> None:
 
 EXIT_FOR_STATUS = {SOLVED: 0, UNSOLVABLE: 1, UNKNOWN: 3}
 SOLUTION_TOKENS_PER_LINE = 10
+#: How ``solve`` names each of the searches for a shorter line (solver.LINE_PHASES, in order).
+LINE_SEARCH_NAMES = dict(zip(LINE_PHASES, ("beam search for a shorter line", "A* search for par")))
 
 
 @cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
@@ -542,8 +544,8 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
     click.echo(f"positions: {result.states:,} stored, {result.expanded:,} expanded; "
                f"time: {result.elapsed_s:.3f} s" + (" (went on from the checkpoint)" if result.resumed else ""))
     for phase, count in result.line_counts.items():
-        if count.states:
-            click.echo(f"{LINE_SEARCH_NAMES[phase]}: {count.states:,} positions kept, {count.time_s:.3f} s "
+        if count.time_s:  # it ran (the A* may keep none: its bound alone can prove par)
+            click.echo(f"{LINE_SEARCH_NAMES.get(phase, phase)}: {count.states:,} positions kept, {count.time_s:.3f} s "
                        "(after the verdict: not counted above)")
     if result.solution is not None:
         click.echo(f"moves: {result.moves} ({result.atomic_moves} single-card moves)")
@@ -557,10 +559,6 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
                 click.echo(f"\nmove {index}: {token}")
                 click.echo(format_board(position, rules))
     ctx.exit(EXIT_FOR_STATUS[result.status])
-
-
-#: How ``solve`` names each of solver.LINE_PHASES.
-LINE_SEARCH_NAMES = {"beam_search": "beam search for a shorter line", "par_search": "A* search for par"}
 
 
 #: Exit status of ``hint`` by what it found: as ``solve``'s (0 a move or won, 1 lost, 3 unknown).
@@ -713,9 +711,11 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
     Each claim (e.g. "exactly eight deals below 1,000,000 are unsolvable")
     is checked on a dataset given with --dataset, else on the datasets
     under results/ that together decide all its deals (a deal one leaves
-    unknown another may prove), else on a survey verify runs into --cache.  Prints claim, expected, measured and PASS/FAIL; a deal left
-    unknown or missing is a FAIL that names it.  Exit code 0 when every
-    claim passes, 1 when one fails, 2 on bad input.
+    unknown another may prove), with a survey verify runs into --cache of
+    the deals they leave.  Prints claim, expected, measured and PASS/FAIL;
+    a deal left unknown or missing, or decided differently by two
+    datasets, is a FAIL that names it.  Exit code 0 when every claim
+    passes, 1 when one fails, 2 on bad input.
 
     \b
     Examples:

@@ -195,7 +195,12 @@ def verdict_with(cells: int, own_cells: int, status: Optional[str], min_cells: O
     with fewer (a win with fewer would be a win with k).  So a deal won with ``min_cells`` is
     won with every count from there up, and where ``min_cells`` is proved exact (one fewer is
     proved lost; ``None`` exact: MAX_CELLS is proved lost) it is lost with every count below.
+    A row whose ``status`` with its own cells contradicts its ``min_cells`` proves nothing:
+    it is a solver or dataset bug, left for the claim's own survey to meet.
     """
+    won_own = min_cells is not None and min_cells <= own_cells
+    if status not in (SOLVED, UNSOLVABLE) or won_own != (status == SOLVED):
+        return None
     if min_cells is not None and min_cells <= cells:
         return SOLVED
     if exact and (min_cells is None or min_cells > cells):
@@ -215,8 +220,9 @@ def _min_cells_rows(info: DatasetInfo, claim: Claim) -> pa.Table:
         if verdict is not None:
             deals.append(deal)
             statuses.append(verdict)
-    return pa.table({"deal": pa.array(deals, pa.uint64()), "status": pa.array(statuses, pa.string()),
-                     "limit": pa.nulls(len(deals), pa.string()), "error": pa.nulls(len(deals), pa.string())})
+    types = {name: store.SCHEMA.field(name).type for name in ROW_COLUMNS}
+    return pa.table({"deal": pa.array(deals, types["deal"]), "status": pa.array(statuses, types["status"]),
+                     "limit": pa.nulls(len(deals), types["limit"]), "error": pa.nulls(len(deals), types["error"])})
 
 
 @dataclass(frozen=True)
@@ -248,6 +254,7 @@ class Reused:
 
 
 def _holds_some(info: DatasetInfo, claim: Claim) -> bool:
+    """Whether the dataset asked for any deal of the claim (so may hold a verdict for it)."""
     return claim.deals - info.requested != claim.deals
 
 
@@ -272,33 +279,50 @@ def _sure(claim: Claim, rows: pa.Table) -> pa.Array:
     return _decided(rows)
 
 
-def _conflicts(claim: Claim, before: pa.Table, rows: pa.Table, path: Path) -> List[str]:
-    """The deals ``rows`` (of dataset ``path``) decide otherwise than ``before`` did."""
-    agree = ["status", "min_cells"] if needs_difficulty(claim) else ["status"]
+def _conflicts(claim: Claim, before: pa.Table, rows: pa.Table, path: Path) -> List[Tuple[int, str]]:
+    """The deals ``rows`` (of dataset ``path``) decide otherwise than ``before`` did, by deal:
+    another verdict, or for a claim about min_cells another ``min_cells`` where both are
+    proved exact."""
+    agree = ["status", "min_cells", "min_cells_exact"] if needs_difficulty(claim) else ["status"]
     earlier = before.select(["deal", *agree, "source"]).rename_columns(
         ["deal", *(f"{c}_before" for c in agree), "source"])
     found = []
     for row in rows.select(["deal", *agree]).join(earlier, "deal", join_type="inner").to_pylist():
-        if any(row[c] != row[f"{c}_before"] for c in agree):
-            was = ", ".join(f"{c} {row[f'{c}_before']}" for c in agree)
-            now = ", ".join(f"{c} {row[c]}" for c in agree)
-            found.append(f"deal {row['deal']}: {was} in {row['source']} but {now} in {path}")
+        differ = ["status"] if row["status"] != row["status_before"] else []
+        if (needs_difficulty(claim) and row["min_cells_exact"] and row["min_cells_exact_before"]
+                and row["min_cells"] != row["min_cells_before"]):
+            differ.append("min_cells")
+        if differ:
+            was = ", ".join(f"{c} {row[f'{c}_before']}" for c in differ)
+            now = ", ".join(f"{c} {row[c]}" for c in differ)
+            found.append((row["deal"], f"deal {row['deal']}: {was} in {row['source']} but {now} in {path}"))
     return found
 
 
-def reuse(claim: Claim, roots: Sequence[Path]) -> Optional[Reused]:
-    """The verdicts for ``claim`` that the datasets under ``roots`` hold together, or ``None``
-    when none holds any of its deals.  Datasets holding every deal of the claim are read
-    first, then those holding some, then ``--difficulty`` datasets with other cell counts,
-    until every deal is proved: a claim one dataset settles reads only that one."""
+def _first_rows(table: Optional[pa.Table], rows: pa.Table) -> pa.Table:
+    """``table`` with the rows of ``rows`` whose deals it does not hold yet."""
+    if table is None:
+        return rows
+    return pa.concat_tables([table, rows.filter(pc.invert(pc.is_in(rows["deal"], table["deal"])))])
+
+
+def reuse(claim: Claim, roots: Sequence[Path], exclude: Optional[Path] = None) -> Optional[Reused]:
+    """The verdicts for ``claim`` that the datasets under ``roots`` (but not under
+    ``exclude``) hold together, or ``None`` when none holds any of its deals.
+
+    Datasets holding every deal of the claim come first, then those holding some, then
+    ``--difficulty`` datasets with other cell counts: a deal's row is the first that proves
+    it (or, if none does, the first that holds it).  Every dataset is read, so that each
+    verdict is checked against every other dataset that decides the same deal.
+    """
     whole: List[DatasetInfo] = []
     part: List[DatasetInfo] = []
     by_min_cells: List[DatasetInfo] = []
     seen = set()
     for root in roots:
         for path in store.datasets_under(root):
-            if path.resolve() in seen:
-                continue  # a root inside another
+            if path.resolve() in seen or (exclude is not None and path.resolve().is_relative_to(exclude.resolve())):
+                continue  # a root inside another, or what the caller leaves out
             seen.add(path.resolve())
             try:
                 info = DatasetInfo.read(path)
@@ -310,9 +334,10 @@ def reuse(claim: Claim, roots: Sequence[Path]) -> Optional[Reused]:
                 by_min_cells.append(info)
     columns = ROW_COLUMNS + (MIN_CELLS_COLUMNS if needs_difficulty(claim) else [])
     proved: Optional[pa.Table] = None   # one row a proved deal, with the dataset it came from
-    unproved: Optional[pa.Table] = None  # one row a deal no dataset read so far proves
+    decided: Optional[pa.Table] = None  # one row a deal any dataset read gave a verdict
+    held: Optional[pa.Table] = None     # one row a deal any dataset read holds
     read: List[Path] = []
-    conflicts: List[str] = []
+    conflicts: List[Tuple[int, str]] = []
     for info in whole + part + by_min_cells:
         rows = (_min_cells_rows(info, claim) if info in by_min_cells
                 else read_rows(info.path, claim.deals).select(columns))
@@ -320,26 +345,34 @@ def reuse(claim: Claim, roots: Sequence[Path]) -> Optional[Reused]:
             continue
         read.append(info.path)
         rows = rows.append_column("source", pa.array([str(info.path)] * len(rows), pa.string()))
-        sure = _sure(claim, rows)
-        mine = rows.filter(sure)
-        if proved is None:
-            proved = mine
-        else:
-            conflicts += _conflicts(claim, proved, mine, info.path)
-            proved = pa.concat_tables([proved, mine.filter(pc.invert(pc.is_in(mine["deal"], proved["deal"])))])
-        doubt = rows.filter(pc.invert(sure))
-        if unproved is not None:
-            doubt = doubt.filter(pc.invert(pc.is_in(doubt["deal"], unproved["deal"])))
-        unproved = doubt if unproved is None else pa.concat_tables([unproved, doubt])
-        if len(proved) == len(claim.deals):
-            break
-    if proved is None or unproved is None:
+        verdicts = rows.filter(_decided(rows))
+        if decided is not None:
+            conflicts += _conflicts(claim, decided, verdicts, info.path)
+        decided = _first_rows(decided, verdicts)
+        proved = _first_rows(proved, rows.filter(_sure(claim, rows)))
+        held = _first_rows(held, rows)
+    if proved is None or held is None:
         return None
-    rows = pa.concat_tables([proved, unproved.filter(pc.invert(pc.is_in(unproved["deal"], proved["deal"])))])
+    rows = _first_rows(proved, held)
     sources = set(pc.unique(rows["source"]).to_pylist())
     used = tuple(p for p in read if str(p) in sources)  # a dataset whose rows others all superseded is left out
+    conflicts.sort()
+    shown = [text for _, text in conflicts[:NAMED]]
+    if len(conflicts) > NAMED:
+        shown.append(f"and {len(conflicts) - NAMED:,} more deals decided differently by two datasets")
     return Reused(rows.drop_columns(["source"]).sort_by("deal"), used,
-                  tuple(i.path for i in by_min_cells if i.path in used), tuple(conflicts))
+                  tuple(i.path for i in by_min_cells if i.path in used), tuple(shown))
+
+
+def _rest_surveys(cache: Path, name: str) -> List[DatasetInfo]:
+    """The surveys of what shipped data left of the claim named ``name`` in ``cache``."""
+    found = []
+    for path in sorted(Path(cache).glob(name + REST_SUFFIX + "*")):
+        try:
+            found.append(DatasetInfo.read(path))
+        except (store.StoreError, ClaimError):
+            continue  # not a dataset (yet): a survey opening it says why
+    return found
 
 
 def claim_survey(claim: Claim, cache: Path, workers: Optional[int], length: str = DEFAULT_LENGTH,
@@ -350,7 +383,9 @@ def claim_survey(claim: Claim, cache: Path, workers: Optional[int], length: str 
     ``deals``, a part of the claim's, is what the datasets under ``results/`` leave
     unproved: that survey goes into a directory of its own, named after the claim's and
     those deals (REST_SUFFIX and a digest of them), so a rerun with the same shipped data
-    resumes it and one whose shipped data changed starts another.  A small claim is cut into
+    resumes it.  Where the shipped data has proved more since (a table pass under way), the
+    smallest such directory that asked for all of ``deals`` is resumed instead, so that no
+    long proof's checkpoint is left behind.  A small claim is cut into
     smaller chunks than a survey's, so that a chunk holding one hard deal does not finish
     alone while the other workers sit idle.  ``length`` is the surveys' (limits.LENGTHS):
     claims are about verdicts, which it does not change.
@@ -361,7 +396,12 @@ def claim_survey(claim: Claim, cache: Path, workers: Optional[int], length: str 
     if deals is None or deals == claim.deals:
         deals = claim.deals
     else:
-        name += REST_SUFFIX + hashlib.sha256(str(deals).encode()).hexdigest()[:REST_DIGEST]
+        earlier = [(len(info.requested), info.requested, info.path.name) for info in _rest_surveys(cache, name)
+                   if not deals - info.requested]
+        if earlier:
+            _, deals, name = min(earlier, key=lambda e: e[0])
+        else:
+            name += REST_SUFFIX + hashlib.sha256(str(deals).encode()).hexdigest()[:REST_DIGEST]
     per_chunk = len(deals) // (CHUNKS_PER_WORKER * (workers or default_workers()))
     chunk_size = max(1, min(chunk_size_for(deals, claim.rules, difficulty), per_chunk))
     return Survey(deals, Path(cache) / name, rules=claim.rules, limits=limits, workers=workers,
@@ -555,17 +595,20 @@ def _check(task: Task, cache: Path, workers: Optional[int], progress: Optional[P
         return compare_reused(claim, reused)
     # What is left is taken from the shipped data alone, not the cache, so that an
     # interrupted verify finds the same deals left and resumes the same survey.
-    shipped = reuse(claim, [RESULTS_DIR])
-    job = claim_survey(claim, cache, workers, length, None if shipped is None else shipped.unproved(claim))
+    shipped = reuse(claim, [RESULTS_DIR], exclude=cache)
+    left = claim.deals if shipped is None else shipped.unproved(claim)
+    job = claim_survey(claim, cache, workers, length, left)
     say(f"{claim.id}: surveying {job.todo:,} deals ({job.skipped:,} already done) into {job.out}"
-        + ("" if shipped is None else f", the rest proved by {', '.join(map(str, shipped.datasets))}"))
+        + ("" if shipped is None or left == claim.deals else
+           f", the rest proved by {', '.join(map(str, shipped.datasets))}"))
     started = time.monotonic()
     job.run(progress(job.todo) if progress is not None and job.todo else None)
     surveyed_s = time.monotonic() - started
     if shipped is None:
         return compare(claim, read_rows(job.out, claim.deals), job.out, surveyed_s)
     combined = reuse(claim, roots)  # the cache is among the roots, and job.out in it
-    assert combined is not None  # the shipped data held some deals, the survey the rest
+    if combined is None:
+        raise ClaimError(f"{claim.id}: no dataset holds its deals after surveying them into {job.out}")
     return dataclasses.replace(compare_reused(claim, combined), surveyed_s=surveyed_s)
 
 

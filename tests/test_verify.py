@@ -224,6 +224,25 @@ def test_a_claim_the_shipped_data_half_settles_surveys_only_the_rest(tmp_path, m
     assert not verify.check(verify.Task(three_cell_claim((9,))), cache=tmp_path / "cache", workers=1).passed
 
 
+def test_the_rest_of_a_claim_is_worked_out_from_shipped_data_alone_and_resumed(tmp_path, monkeypatch):
+    """The cache under results/ (the default) does not count as shipped data: what an
+    interrupted verify surveyed must not change which deals are left, or it would start
+    another directory and leave its proofs' checkpoints behind; and once shipped data has
+    proved more of them, the directory asked for the larger rest is resumed."""
+    monkeypatch.chdir(tmp_path)
+    cache = verify.RESULTS_DIR / "verify"
+    write_dataset(tmp_path / "results" / "shipped", THREE_CELLS, (1, 8), statuses={7: UNKNOWN})
+    claim = three_cell_claim(())
+    first = verify.check(verify.Task(claim), cache=cache, workers=1)
+    rest = [p for p in (first.dataset, *first.combined) if verify.REST_SUFFIX in p.name]
+    assert first.passed and len(rest) == 1
+    assert verify.reuse(claim, [verify.RESULTS_DIR], exclude=cache).unproved(claim) == DealSet([(7, 7), (9, 10)])
+    write_dataset(tmp_path / "results" / "more", THREE_CELLS, (9, 9))
+    job = verify.claim_survey(claim, cache, 1, deals=DealSet([(7, 7), (10, 10)]))
+    job.dataset.close()
+    assert (job.out, job.todo) == (rest[0], 0)
+
+
 @pytest.mark.parametrize("cells, own, status, min_cells, exact, verdict", [
     (3, 4, SOLVED, 2, True, SOLVED),          # won with 2 cells: won with 3
     (3, 4, SOLVED, 3, False, SOLVED),         # won with 3, whether or not 2 was proved lost
@@ -236,6 +255,8 @@ def test_a_claim_the_shipped_data_half_settles_surveys_only_the_rest(tmp_path, m
     (6, 4, UNSOLVABLE, 6, False, SOLVED),
     (10, 4, UNSOLVABLE, None, True, UNSOLVABLE),  # no count up to MAX_CELLS wins, proved
     (8, 4, UNKNOWN, None, False, None),
+    (5, 4, SOLVED, 6, True, None),            # won with 4 cells yet min_cells 6: a bug, no proof
+    (3, 4, UNSOLVABLE, 2, True, None),        # lost with 4 cells yet won with 2: the same
 ])
 def test_a_proved_min_cells_gives_the_verdict_with_other_cell_counts(cells, own, status, min_cells, exact, verdict):
     assert verify.verdict_with(cells, own, status, min_cells, exact) == verdict

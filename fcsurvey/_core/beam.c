@@ -23,7 +23,7 @@ typedef struct {
 typedef struct {
     uint64_t *slot;
     uint64_t mask;
-    uint64_t n; /* hashes added */
+    uint64_t n; /* hashes added: positions kept, less any two that share a hash */
 } beam_seen;
 
 /* Add h; 0 when it was there. */
@@ -272,10 +272,11 @@ void fcs_short(const fcs_rules *r, const fcs_pos *start, fcs_result *res)
        home to make) and one for each card not home at the start: it can be
        shorter only within this many levels. */
     int levels = res->moves - (FCS_CARDS - start->found[0] - start->found[1] - start->found[2] - start->found[3]);
-    double t0 = fcs_now_s();
+    double t0;
     int found;
     if (res->status != FCS_SOLVED || levels < 1)
         return;
+    t0 = fcs_now_s();
     found = beam_solution(r, &BEAM_WEIGHTS, start, levels, &beamed, &res->line[FCS_LINE_BEAM].states);
     res->line[FCS_LINE_BEAM].time_s = fcs_now_s() - t0;
     if (!found)
