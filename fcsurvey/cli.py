@@ -37,7 +37,7 @@ from .explore import (EXPLORATIONS, RANGES, ExploreError, below, explore_deals, 
                       explore_markdown, explore_text)
 from .summary import summarize, summary_text
 from .survey import Survey, SurveyError, default_out, plan_survey
-from .verify import CACHE_DIR, check_all, claims_text, select, table_markdown, table_text
+from .verify import CACHE_DIR, check_all, claims_text, plan_check, plan_text, select, table_markdown, table_text
 from .viewer import ViewerError, tableau, walkthrough
 
 EXIT_BAD_INPUT = 2
@@ -685,6 +685,9 @@ def show(ctx: click.Context, number: Optional[int], board_file: Optional[str], s
 @click.option("--report", type=DataPath(dir_okay=False, writable=True, path_type=Path), default=None,
               help="Also write the table to this file as Markdown.")
 @click.option("--list", "list_claims", is_flag=True, help="List the claims with their tiers and sources.")
+@click.option("--plan", "plan_only", is_flag=True,
+              help="Say what checking each claim would take (the datasets that settle it, the deals "
+                   "it would survey and where), without surveying.")
 @click.option("--explore", type=click.Choice(list(EXPLORATIONS)), default=None,
               help="Instead of claims, re-solve the deals unsolvable with 4 cells below 1,000,000 "
                    "(10,000,000 with --tier full, or those of --range or --deals) with foundation "
@@ -705,7 +708,7 @@ def show(ctx: click.Context, number: Optional[int], board_file: Optional[str], s
 def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], datasets: tuple[Path, ...],
            workers: Optional[int], cache: Path, report: Optional[Path], list_claims: bool,
            explore: Optional[str], explore_range: Optional[str], explore_among: Optional[str], short: bool,
-           optimal: bool) -> None:
+           optimal: bool, plan_only: bool) -> None:
     """Check fcsurvey against the published FreeCell record.
 
     Each claim (e.g. "exactly eight deals below 1,000,000 are unsolvable")
@@ -721,6 +724,7 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
     Examples:
       fcsurvey verify --list
       fcsurvey verify                              # the quick tier
+      fcsurvey verify --tier full --plan           # what the full tier would survey
       fcsurvey verify --tier standard --report verify.md
       fcsurvey verify --claim 4cells-1-1000000 --workers 8
       fcsurvey verify --dataset results/freecell_1-32000
@@ -742,6 +746,8 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
         given = "--deals" if explore_among is not None else "--range"
         raise click.UsageError(f"{given} picks the deals of --explore: give --explore too")
     if explore is not None:
+        if plan_only:
+            raise click.UsageError("--plan is for claims: drop it with --explore")
         if claim_ids or datasets:
             raise click.UsageError("--explore checks no claim: drop --claim and --dataset")
         pickers = [name for name, value in (("--deals", explore_among), ("--range", explore_range),
@@ -758,6 +764,9 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
         if report is not None:
             report.write_text(explore_markdown(explored, exploration.rules.cells), encoding="utf-8")
         ctx.exit(0 if all(e.proved for e in explored) else EXIT_INVALID)
+    if plan_only:
+        click.echo(plan_text([plan_check(task, cache=cache) for task in select(tier, claim_ids, datasets)]))
+        return
     outcomes = list(check_all(select(tier, claim_ids, datasets), length=length, **options))
     elapsed = time.monotonic() - started
     click.echo(table_text(outcomes, elapsed))

@@ -32,7 +32,7 @@ from .known import (FREECELL, QUICK, TIERS, Claim, ClaimError, Count, ExactDeals
                     WinRate, percent)
 from .limits import DEFAULT_LENGTH, Limits
 from .rules import Rules
-from .schema import SOLVED, UNSOLVABLE, no_proof_reason
+from .schema import ERROR, SOLVED, UNSOLVABLE, no_proof_reason
 from .summary import builds, made_by_text
 from .survey import RESULTS_DIR, Survey, chunk_size_for, default_out, default_workers
 
@@ -392,20 +392,27 @@ def claim_survey(claim: Claim, cache: Path, workers: Optional[int], length: str 
     """
     limits = Limits(max_states=claim.max_states, length=length)
     difficulty = needs_difficulty(claim)
-    name = default_out(claim.deals, claim.rules, limits, difficulty).name
-    if deals is None or deals == claim.deals:
-        deals = claim.deals
-    else:
-        earlier = [(len(info.requested), info.requested, info.path.name) for info in _rest_surveys(cache, name)
-                   if not deals - info.requested]
-        if earlier:
-            _, deals, name = min(earlier, key=lambda e: e[0])
-        else:
-            name += REST_SUFFIX + hashlib.sha256(str(deals).encode()).hexdigest()[:REST_DIGEST]
+    deals, out = survey_target(claim, cache, deals, length)
     per_chunk = len(deals) // (CHUNKS_PER_WORKER * (workers or default_workers()))
     chunk_size = max(1, min(chunk_size_for(deals, claim.rules, difficulty), per_chunk))
-    return Survey(deals, Path(cache) / name, rules=claim.rules, limits=limits, workers=workers,
+    return Survey(deals, out, rules=claim.rules, limits=limits, workers=workers,
                   chunk_size=chunk_size, solutions=False, difficulty=difficulty)
+
+
+def survey_target(claim: Claim, cache: Path, deals: Optional[DealSet] = None,
+                  length: str = DEFAULT_LENGTH) -> Tuple[DealSet, Path]:
+    """The deals :func:`claim_survey` surveys for ``deals`` (all the claim's when ``None``)
+    and the directory they go into, without opening it."""
+    limits = Limits(max_states=claim.max_states, length=length)
+    name = default_out(claim.deals, claim.rules, limits, needs_difficulty(claim)).name
+    if deals is None or deals == claim.deals:
+        return claim.deals, Path(cache) / name
+    earlier = [(len(info.requested), info.requested, info.path) for info in _rest_surveys(cache, name)
+               if not deals - info.requested]
+    if earlier:
+        _, requested, path = min(earlier, key=lambda e: e[0])
+        return requested, path
+    return deals, Path(cache) / (name + REST_SUFFIX + hashlib.sha256(str(deals).encode()).hexdigest()[:REST_DIGEST])
 
 
 # --- comparing ------------------------------------------------------------------------------
@@ -610,6 +617,61 @@ def _check(task: Task, cache: Path, workers: Optional[int], progress: Optional[P
     if combined is None:
         raise ClaimError(f"{claim.id}: no dataset holds its deals after surveying them into {job.out}")
     return dataclasses.replace(compare_reused(claim, combined), surveyed_s=surveyed_s)
+
+
+@dataclass(frozen=True)
+class ClaimPlan:
+    """What checking a claim would take, worked out without solving a deal."""
+
+    claim: Claim
+    left: int                   # deals a check would survey now
+    survey: Optional[Path]      # where that survey would go (None: nothing to survey)
+    reused: Tuple[Path, ...]    # the datasets that prove the rest
+    given: bool = False         # checked on a --dataset as it stands
+
+    def text(self) -> str:
+        if self.given:
+            return "checked on the dataset given, as it stands"
+        if not self.left:
+            return f"settled by {len(self.reused)} dataset{'s' if len(self.reused) > 1 else ''} already there"
+        done = f", the other {len(self.claim.deals) - self.left:,} proved already" if self.reused else ""
+        return f"{self.left:,} of {len(self.claim.deals):,} deals to survey{done}"
+
+
+def plan_check(task: Task, *, cache: Path = CACHE_DIR) -> ClaimPlan:
+    """What :func:`check` would do for ``task`` now (``verify --plan``): reuse, and how many
+    deals it would survey into which directory.  The deals left are the ones the shipped
+    searches could not decide, so they are the dear ones: their count, not a mean deal's
+    cost, is what the plan gives."""
+    claim = task.claim
+    if task.dataset is not None:
+        return ClaimPlan(claim, 0, None, (task.dataset,), given=True)
+    roots = [RESULTS_DIR] + ([] if Path(cache).resolve().is_relative_to(RESULTS_DIR.resolve()) else [cache])
+    reused = reuse(claim, roots)
+    if reused is not None and reused.settles(claim):
+        return ClaimPlan(claim, 0, None, reused.datasets)
+    shipped = reuse(claim, [RESULTS_DIR], exclude=cache)
+    deals, out = survey_target(claim, cache, claim.deals if shipped is None else shipped.unproved(claim))
+    try:  # what an earlier check surveyed there is done, but for its errors (solved again)
+        rows = read_rows(out, deals)
+        deals = deals - DealSet.from_sorted(rows.filter(pc.not_equal(rows["status"], ERROR))["deal"].to_pylist())
+    except store.StoreError:
+        pass  # nothing surveyed there yet
+    return ClaimPlan(claim, len(deals), out, () if reused is None else reused.datasets)
+
+
+def plan_text(plans: Sequence[ClaimPlan]) -> str:
+    """``verify --plan`` for a terminal: one line a claim, then where the surveys would go."""
+    rows = [("claim", "tier", "deals", "to do")] + [
+        (p.claim.id, p.claim.tier or "-", f"{len(p.claim.deals):,}", p.text()) for p in plans]
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r[:3], widths)) + "  " + r[3] for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths) + "  " + "-" * len(rows[0][3]))
+    lines += [""] + [f"{p.claim.id}: would survey into {p.survey}" for p in plans if p.survey is not None]
+    total = sum(p.left for p in plans)
+    lines.append(f"{len(plans)} claims: {sum(not p.left for p in plans)} need no survey, "
+                 f"{total:,} deals to survey in all")
+    return "\n".join(lines)
 
 
 def check_all(tasks: Sequence[Task], **options: Any) -> Iterator[Outcome]:

@@ -141,6 +141,9 @@ GROUPS: Dict[str, Tuple[Step, ...]] = {
     ),
     "verify": (
         Step("fcsurvey verify --list", expected=("min-cells-1-32000",)),
+        Step("fcsurvey verify --tier full --plan",
+             expected=("min-cells-1-32000              full      32,000      settled by 1 dataset already there",
+                       "25 claims: ")),
         Step("fcsurvey verify --claim min-cells-1-32000 --dataset results/ms-freecell-1-32000",
              expected=("1 claims: 1 PASS, 0 FAIL",)),
         Step("fcsurvey verify --explore foundation-return",

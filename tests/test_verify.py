@@ -429,6 +429,24 @@ def test_list_shows_every_claim_and_its_tier(capsys):
     assert re.search(r"^min-cells-1-32000 +full +4 free cells: the fewest free cells", out, re.MULTILINE)
 
 
+def test_plan_says_what_each_claim_would_survey_and_surveys_nothing(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_dataset(tmp_path / "results" / "shipped", THREE_CELLS, (1, 8), statuses={7: UNKNOWN})
+    plan = verify.plan_check(verify.Task(three_cell_claim(())))
+    assert (plan.left, plan.reused) == (3, (Path("results/shipped"),))
+    assert plan.survey.name.startswith(f"freecell_cells-3_1-10{verify.REST_SUFFIX}") and not plan.survey.exists()
+    assert plan.text() == "3 of 10 deals to survey, the other 7 proved already"
+    verify.check(verify.Task(three_cell_claim(())), cache=verify.CACHE_DIR, workers=1)
+    assert verify.plan_check(verify.Task(three_cell_claim(()))).text() == "settled by 2 datasets already there"
+    code, out, err = cli(capsys, "verify", "--claim", "relaxed-11982", "--plan")
+    assert (code, err) == (0, "")
+    assert re.search(r"^relaxed-11982 +quick +1 +1 of 1 deals to survey$", out, re.MULTILINE)
+    assert out.endswith("1 claims: 0 need no survey, 1 deals to survey in all\n")
+    assert not (tmp_path / "results" / "verify" / "relaxed-freecell_11982").exists()
+    code, out, err = cli(capsys, "verify", "--explore", "foundation-return", "--plan")
+    assert (code, out) == (2, "") and err.endswith("--plan is for claims: drop it with --explore\n")
+
+
 def test_a_min_cells_claim_on_a_plain_dataset_is_one_error_line(capsys, four_cells):
     code, out, err = cli(capsys, "verify", "--claim", "min-cells-1-32000", "--dataset", four_cells)
     assert code == 2 and not out and err.count("\n") == 1
