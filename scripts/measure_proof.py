@@ -2,8 +2,9 @@
 
 The survey's layered proof may hold 4 x ``--max-states`` positions at once
 (fcsurvey/_core/tuning.h, PROOF_ROOM).  To see what a deal's proof would need
-without that bound, this builds the C core as a standalone program with the
-room raised and a line printed per finished layer, and runs one deal.  A
+without that bound, this builds the C core as a standalone program whose room
+is an argument and which prints a line per finished layer, and runs one deal
+(the build is kept in $TMPDIR, named by a digest of the sources, and reused).  A
 layer is named broken/home: out-of-order pairs the position has broken, and
 cards on the foundations (proof/proof.c, proof_layer_of).
 
@@ -27,14 +28,14 @@ were and how many were not in the part: none should be.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from typing import Optional
 from pathlib import Path
 
 from fcsurvey.dealset import MAX_DEAL
@@ -55,6 +56,8 @@ MAIN = r"""
 #include "deal.h"
 #include "search.h"
 
+uint64_t measure_room, measure_disk; /* PROOF_ROOM and PROOF_DISK (measure.h) */
+
 int main(int argc, char **argv)
 {
     fcs_rules rules = {0, 8, BUILD_ALTERNATE, FILL_ANY, SEQ_LIMITED, 0};
@@ -63,8 +66,10 @@ int main(int argc, char **argv)
     fcs_pos start;
     uint8_t deck[FCS_DECK_SIZE];
     int k;
-    if (argc != 4 || fcs_shuffled_deck(strtoull(argv[1], NULL, 10), deck) != 0)
+    if (argc != 6 || fcs_shuffled_deck(strtoull(argv[1], NULL, 10), deck) != 0)
         return 2;
+    measure_room = strtoull(argv[4], NULL, 10);
+    measure_disk = strtoull(argv[5], NULL, 10);
     rules.cells = atoi(argv[2]);
     memset(&limits, 0, sizeof(limits));
     limits.max_states = strtoull(argv[3], NULL, 10);
@@ -77,21 +82,36 @@ int main(int argc, char **argv)
     return 0;
 }
 """
+#: Force-included in every file of the build, so that the proof's room and disk share, which
+#: the shipped core has as constants (tuning.h), are the program's arguments instead: one build
+#: serves every room.
+MEASURE_H = "#include <stdint.h>\nextern uint64_t measure_room, measure_disk;\n"
+#: The shipped keys-on-disk factor, the default of --disk-factor.
+SHIPPED_DISK = int(re.search(r"#define PROOF_DISK (\d+)", (CORE / "tuning.h").read_text()).group(1))
 
 
-def build(room_factor: int, disk_factor: Optional[int], workdir: Path, check_back: bool = False) -> Path:
-    """Compile the core with the proof's room raised and its layer trace on (and, with
-    ``check_back``, its check of the moves back it leaves out)."""
+def build(check_back: bool = False) -> Path:
+    """The core compiled with its layer trace on (and, with ``check_back``, its check of the
+    moves back it leaves out), kept in the temporary directory under a digest of its sources
+    and flags, so the runs after the first (the tests make a dozen) do not compile again."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         sys.exit("Error: no C compiler (cc) found")
-    (workdir / "main.c").write_text(MAIN)
-    program = workdir / "measure_proof"
-    disk = [f"-DPROOF_DISK={disk_factor}"] if disk_factor else []
-    disk += ["-DFCS_PROOF_CHECK_BACK"] if check_back else []
-    subprocess.run([compiler, "-O2", "-pthread", *disk, f"-DPROOF_ROOM={room_factor}", "-DFCS_PROOF_TRACE", f"-I{CORE}",
-                    "-o", str(program), str(workdir / "main.c"), *(str(CORE / s) for s in SOURCES), "-lm"],
-                   check=True)
+    flags = ["-O2", "-pthread", "-DPROOF_ROOM=measure_room", "-DPROOF_DISK=measure_disk", "-DFCS_PROOF_TRACE",
+             *(["-DFCS_PROOF_CHECK_BACK"] if check_back else [])]
+    digest = hashlib.sha256("\0".join([compiler, *flags, MAIN, MEASURE_H]).encode())
+    for source in sorted([*CORE.glob("*.[ch]"), *CORE.glob("proof/*.[ch]")]):
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    program = Path(tempfile.gettempdir()) / f"fcsurvey-measure-proof-{digest.hexdigest()[:16]}"
+    if program.exists():
+        return program
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "main.c").write_text(MAIN)
+        (work / "measure.h").write_text(MEASURE_H)
+        subprocess.run([compiler, *flags, "-include", str(work / "measure.h"), f"-I{CORE}", "-o", str(work / "program"),
+                        str(work / "main.c"), *(str(CORE / s) for s in SOURCES), "-lm"], check=True)
+        os.replace(work / "program", program)  # whole or not at all, should two runs build at once
     return program
 
 
@@ -116,22 +136,26 @@ def main() -> None:
         parser.error(f"--cells {args.cells} is outside 0-{MAX_CELLS}")
     if args.max_states < 1 or args.room_factor < 1 or (args.disk_factor is not None and args.disk_factor < 1):
         parser.error("--max-states, --room-factor and --disk-factor must be at least 1")
-    with tempfile.TemporaryDirectory() as tmp:
-        program = build(args.room_factor, args.disk_factor, Path(tmp), args.check_back)
-        started = time.perf_counter()
-        with subprocess.Popen([str(program), str(args.deal), str(args.cells), str(args.max_states)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as run:
-            held = 0
-            for line in run.stderr:
-                sys.stderr.write(line)
-                found = HELD.search(line)
-                held = max(held, int(found.group(1))) if found else held
-            out = run.stdout.read()
-        elapsed = time.perf_counter() - started
+    program = build(args.check_back)
+    disk = SHIPPED_DISK if args.disk_factor is None else args.disk_factor
+    started = time.perf_counter()
+    with subprocess.Popen([str(program), str(args.deal), str(args.cells), str(args.max_states),
+                           str(args.room_factor), str(disk)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as run:
+        held = 0
+        for line in run.stderr:
+            sys.stderr.write(line)
+            found = HELD.search(line)
+            held = max(held, int(found.group(1))) if found else held
+        out = run.stdout.read()
+        # The program's own peak, not the compiler's (RUSAGE_CHILDREN would count both).
+        _, status, usage = os.wait4(run.pid, 0)
+        run.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - started
     if run.returncode != 0:
         sys.exit(f"Error: the measurement program failed (exit {run.returncode})")
     status, limit, states = (int(v) for v in out.split())
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    peak_kib = usage.ru_maxrss
     verdict = STATUS[status] + (f" ({LIMIT[limit]} limit)" if LIMIT[limit] else "")
     cells = f"{args.cells} cell{'' if args.cells == 1 else 's'}"
     print(f"deal {args.deal} with {cells}: {verdict}; {states:,} positions in all phases; "
