@@ -306,22 +306,26 @@ def _first_rows(table: Optional[pa.Table], rows: pa.Table) -> pa.Table:
     return pa.concat_tables([table, rows.filter(pc.invert(pc.is_in(rows["deal"], table["deal"])))])
 
 
-def reuse(claim: Claim, roots: Sequence[Path], exclude: Optional[Path] = None) -> Optional[Reused]:
-    """The verdicts for ``claim`` that the datasets under ``roots`` (but not under
-    ``exclude``) hold together, or ``None`` when none holds any of its deals.
+@dataclass(frozen=True)
+class _Source:
+    """One dataset's rows for a claim, as :func:`reuse` ranks them."""
 
-    Datasets holding every deal of the claim come first, then those holding some, then
-    ``--difficulty`` datasets with other cell counts: a deal's row is the first that proves
-    it (or, if none does, the first that holds it).  Every dataset is read, so that each
-    verdict is checked against every other dataset that decides the same deal.
-    """
+    info: DatasetInfo
+    rows: pa.Table        # ROW_COLUMNS (and MIN_CELLS_COLUMNS for a claim about min_cells)
+    by_min_cells: bool    # read through its min_cells (another number of cells)
+
+
+def _sources(claim: Claim, roots: Sequence[Path], exclude: Optional[Path] = None) -> List[_Source]:
+    """The rows for ``claim`` of every dataset under ``roots`` (not under ``exclude``) that
+    holds some, each read once: datasets holding every deal of the claim first, then those
+    holding some, then ``--difficulty`` datasets with other cell counts."""
     whole: List[DatasetInfo] = []
     part: List[DatasetInfo] = []
     by_min_cells: List[DatasetInfo] = []
     seen = set()
     for root in roots:
         for path in store.datasets_under(root):
-            if path.resolve() in seen or (exclude is not None and path.resolve().is_relative_to(exclude.resolve())):
+            if path.resolve() in seen or (exclude is not None and _under(path, exclude)):
                 continue  # a root inside another, or what the caller leaves out
             seen.add(path.resolve())
             try:
@@ -333,35 +337,83 @@ def reuse(claim: Claim, roots: Sequence[Path], exclude: Optional[Path] = None) -
             elif _proves_by_min_cells(info, claim):
                 by_min_cells.append(info)
     columns = ROW_COLUMNS + (MIN_CELLS_COLUMNS if needs_difficulty(claim) else [])
+    found = [_Source(info, read_rows(info.path, claim.deals).select(columns), False) for info in whole + part]
+    found += [_Source(info, _min_cells_rows(info, claim), True) for info in by_min_cells]
+    return [source for source in found if len(source.rows)]
+
+
+def _under(path: Path, root: Path) -> bool:
+    return Path(path).resolve().is_relative_to(Path(root).resolve())
+
+
+def _combine(claim: Claim, sources: Sequence[_Source]) -> Optional[Reused]:
+    """The verdicts ``sources`` hold together, or ``None`` when none holds any: a deal's row
+    is the first that proves it (or, if none does, the first that holds it), and every
+    verdict is checked against every other source that decides the same deal."""
     proved: Optional[pa.Table] = None   # one row a proved deal, with the dataset it came from
     decided: Optional[pa.Table] = None  # one row a deal any dataset read gave a verdict
     held: Optional[pa.Table] = None     # one row a deal any dataset read holds
-    read: List[Path] = []
     conflicts: List[Tuple[int, str]] = []
-    for info in whole + part + by_min_cells:
-        rows = (_min_cells_rows(info, claim) if info in by_min_cells
-                else read_rows(info.path, claim.deals).select(columns))
-        if not len(rows):
-            continue
-        read.append(info.path)
-        rows = rows.append_column("source", pa.array([str(info.path)] * len(rows), pa.string()))
+    for source in sources:
+        path = source.info.path
+        rows = source.rows.append_column("source", pa.array([str(path)] * len(source.rows), pa.string()))
         verdicts = rows.filter(_decided(rows))
         if decided is not None:
-            conflicts += _conflicts(claim, decided, verdicts, info.path)
+            conflicts += _conflicts(claim, decided, verdicts, path)
         decided = _first_rows(decided, verdicts)
         proved = _first_rows(proved, rows.filter(_sure(claim, rows)))
         held = _first_rows(held, rows)
     if proved is None or held is None:
         return None
     rows = _first_rows(proved, held)
-    sources = set(pc.unique(rows["source"]).to_pylist())
-    used = tuple(p for p in read if str(p) in sources)  # a dataset whose rows others all superseded is left out
+    names = set(pc.unique(rows["source"]).to_pylist())
+    used = [s for s in sources if str(s.info.path) in names]  # one whose rows others all superseded is left out
     conflicts.sort()
     shown = [text for _, text in conflicts[:NAMED]]
     if len(conflicts) > NAMED:
         shown.append(f"and {len(conflicts) - NAMED:,} more deals decided differently by two datasets")
-    return Reused(rows.drop_columns(["source"]).sort_by("deal"), used,
-                  tuple(i.path for i in by_min_cells if i.path in used), tuple(shown))
+    return Reused(rows.drop_columns(["source"]).sort_by("deal"), tuple(s.info.path for s in used),
+                  tuple(s.info.path for s in used if s.by_min_cells), tuple(shown))
+
+
+def reuse(claim: Claim, roots: Sequence[Path], exclude: Optional[Path] = None) -> Optional[Reused]:
+    """The verdicts for ``claim`` that the datasets under ``roots`` (but not under
+    ``exclude``) hold together, or ``None`` when none holds any of its deals.
+
+    Every dataset is read, so that each verdict is checked against every other dataset
+    that decides the same deal (:func:`_combine`).
+    """
+    return _combine(claim, _sources(claim, roots, exclude))
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a claim stands before a check: what every dataset proves, and what is left
+    to survey once the shipped data alone is taken.
+
+    What is left is taken from the datasets under ``results/`` alone, not the cache, so
+    that an interrupted verify finds the same deals left and resumes the same survey.
+    """
+
+    everything: Optional[Reused]  # results/ and the cache together
+    shipped: Optional[Reused]     # results/ alone (None: no shipped dataset holds a deal)
+
+    def settled(self, claim: Claim) -> bool:
+        return self.everything is not None and self.everything.settles(claim)
+
+    def left(self, claim: Claim) -> DealSet:
+        return claim.deals if self.shipped is None else self.shipped.unproved(claim)
+
+
+def _roots(cache: Path) -> List[Path]:
+    """Where a check looks for datasets: ``results/``, and the cache unless inside it."""
+    return [RESULTS_DIR] + ([] if _under(cache, RESULTS_DIR) else [cache])
+
+
+def standing(claim: Claim, cache: Path) -> Standing:
+    """Every dataset under ``results/`` and ``cache`` read once, combined twice."""
+    sources = _sources(claim, _roots(cache))
+    return Standing(_combine(claim, sources), _combine(claim, [s for s in sources if not _under(s.info.path, cache)]))
 
 
 def _rest_surveys(cache: Path, name: str) -> List[DatasetInfo]:
@@ -595,15 +647,11 @@ def _check(task: Task, cache: Path, workers: Optional[int], progress: Optional[P
     claim = task.claim
     if task.dataset is not None:
         return compare(claim, read_rows(task.dataset, claim.deals), task.dataset)
-    roots = [RESULTS_DIR] + ([] if Path(cache).resolve().is_relative_to(RESULTS_DIR.resolve()) else [cache])
-    reused = reuse(claim, roots)
-    if reused is not None and reused.settles(claim):
-        say(f"{claim.id}: reusing {', '.join(map(str, reused.datasets))}")
-        return compare_reused(claim, reused)
-    # What is left is taken from the shipped data alone, not the cache, so that an
-    # interrupted verify finds the same deals left and resumes the same survey.
-    shipped = reuse(claim, [RESULTS_DIR], exclude=cache)
-    left = claim.deals if shipped is None else shipped.unproved(claim)
+    now = standing(claim, cache)
+    if now.settled(claim):
+        say(f"{claim.id}: reusing {', '.join(map(str, now.everything.datasets))}")
+        return compare_reused(claim, now.everything)
+    shipped, left = now.shipped, now.left(claim)
     job = claim_survey(claim, cache, workers, length, left)
     say(f"{claim.id}: surveying {job.todo:,} deals ({job.skipped:,} already done) into {job.out}"
         + ("" if shipped is None or left == claim.deals else
@@ -613,7 +661,7 @@ def _check(task: Task, cache: Path, workers: Optional[int], progress: Optional[P
     surveyed_s = time.monotonic() - started
     if shipped is None:
         return compare(claim, read_rows(job.out, claim.deals), job.out, surveyed_s)
-    combined = reuse(claim, roots)  # the cache is among the roots, and job.out in it
+    combined = reuse(claim, _roots(cache))  # job.out is in the cache
     if combined is None:
         raise ClaimError(f"{claim.id}: no dataset holds its deals after surveying them into {job.out}")
     return dataclasses.replace(compare_reused(claim, combined), surveyed_s=surveyed_s)
@@ -646,18 +694,17 @@ def plan_check(task: Task, *, cache: Path = CACHE_DIR) -> ClaimPlan:
     claim = task.claim
     if task.dataset is not None:
         return ClaimPlan(claim, 0, None, (task.dataset,), given=True)
-    roots = [RESULTS_DIR] + ([] if Path(cache).resolve().is_relative_to(RESULTS_DIR.resolve()) else [cache])
-    reused = reuse(claim, roots)
-    if reused is not None and reused.settles(claim):
-        return ClaimPlan(claim, 0, None, reused.datasets)
-    shipped = reuse(claim, [RESULTS_DIR], exclude=cache)
-    deals, out = survey_target(claim, cache, claim.deals if shipped is None else shipped.unproved(claim))
+    now = standing(claim, cache)
+    reused = () if now.everything is None else now.everything.datasets
+    if now.settled(claim):
+        return ClaimPlan(claim, 0, None, reused)
+    deals, out = survey_target(claim, cache, now.left(claim))
     try:  # what an earlier check surveyed there is done, but for its errors (solved again)
         rows = read_rows(out, deals)
         deals = deals - DealSet.from_sorted(rows.filter(pc.not_equal(rows["status"], ERROR))["deal"].to_pylist())
     except store.StoreError:
         pass  # nothing surveyed there yet
-    return ClaimPlan(claim, len(deals), out, () if reused is None else reused.datasets)
+    return ClaimPlan(claim, len(deals), out, reused)
 
 
 def plan_text(plans: Sequence[ClaimPlan]) -> str:
