@@ -10,19 +10,21 @@ import errno
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, List, Optional
 
 import click
 
 from . import __version__
 from .cards import card_text
 from .deals import deal as make_deal
-from .dealset import TEXT_ENCODING, DealError, check_deal_number, parse_deals, requested_deals
+from .dealset import TEXT_ENCODING, DealError, check_deal_number, parse_deals, read_text_bytes, requested_deals
 from .engine import Position
 from .executors import DaskExecutor, ExecutorError, check_scheduler_address, import_distributed, with_huge_pages
 from .notation import NotationError, format_board, format_solution, parse_board, parse_solution
+from .output import inside, whole_file
 from .replay import validate, walk
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, RulesError, preset
 from .limits import DEFAULT_LENGTH, DEFAULT_MAX_STATES, OPTIMAL_LENGTH, SHORT_LENGTH, Limits, SolverError
@@ -65,6 +67,10 @@ class DealNumber(click.ParamType):
 DEAL = DealNumber()
 
 
+#: Where a command's context notes the option that read standard input ('-'), which only one can.
+STDIN_READ = "fcsurvey.stdin_read"
+
+
 class TextFile(click.ParamType):
     """The text of a UTF-8 file (a byte-order mark is fine; '-' reads standard input), read
     while the arguments are parsed, so that a missing or binary file is bad input named by
@@ -73,10 +79,15 @@ class TextFile(click.ParamType):
     name = "FILE"
 
     def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> str:
+        if value == "-" and ctx is not None:
+            if ctx.meta.get(STDIN_READ):
+                self.fail(f"standard input is read already, by {ctx.meta[STDIN_READ]}: give one of them a file",
+                          param, ctx)
+            ctx.meta[STDIN_READ] = param.opts[0] if param is not None else "another option"
         try:
             with click.open_file(value, "rb") as source:
-                data = source.read()
-        except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+                data = read_text_bytes(source)
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in the name, or too big
             self.fail(f"cannot read {value}: {getattr(exc, 'strerror', None) or exc}", param, ctx)
         try:
             return data.decode(TEXT_ENCODING)
@@ -106,7 +117,10 @@ class DataPath(click.Path):
             folder = Path(path).parent
             if not folder.is_dir():
                 self.fail(f"{str(path)!r}: there is no directory {str(folder)!r}", param, ctx)
-            if not os.access(folder, os.W_OK):
+            try:  # a real write, not os.access, which says yes to root even on /sys and /proc
+                with tempfile.TemporaryFile(dir=folder):
+                    pass
+            except OSError:
                 self.fail(f"{str(path)!r}: the directory {str(folder)!r} is not writable", param, ctx)
         return path
 
@@ -167,6 +181,26 @@ def limit_options(command: Callable) -> Callable:
                         help="Give up on a deal (verdict unknown) after storing this many positions "
                              "(about 82 bytes each); a proof that runs out of room then gets "
                              "four times as many in smaller form.")(command)
+
+
+#: The parameters of rule_options and of limit_options, by name.
+RULE_PARAMETERS = ("variant", "cells", "build", "empty_fill", "sequence", "foundation_return")
+LIMIT_PARAMETERS = ("max_states", "timeout", "short", "optimal", "searches_only")
+
+
+def given_flags(ctx: click.Context, names: Iterable[str]) -> List[str]:
+    """The options among ``names`` (parameter names) set on the command line, as their flags."""
+    flags = {p.name: max(p.opts, key=len) for p in ctx.command.params if isinstance(p, click.Option)}
+    return [flags[name] for name in names
+            if name in flags and ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE]
+
+
+def refuse_unused(ctx: click.Context, mode: str, names: Iterable[str]) -> None:
+    """UsageError naming the options of ``names`` given on the command line, which ``mode``
+    does not use: an option silently ignored is input silently reinterpreted."""
+    given = given_flags(ctx, names)
+    if given:
+        raise click.UsageError(f"{mode} does not use {', '.join(given)}: drop {'it' if len(given) == 1 else 'them'}")
 
 
 def rules_from(opts: dict) -> Rules:
@@ -257,6 +291,9 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
       fcsurvey check 1 --variant bakers-game --solution-file - < 1.sol
       fcsurvey check 164 17 15 17 1h 12
     """
+    options = [token for token in tokens if token.startswith("-")]  # no move token starts with '-'
+    if options:
+        raise click.NoSuchOption(options[0], ctx=ctx)
     if tokens and solution_file is not None:
         raise click.UsageError("give the solution as arguments or with --solution-file, not both")
     rules = rules_from(opts)
@@ -303,7 +340,8 @@ EXECUTORS = (LOCAL, DASK)
                    "difficulty (docs/difficulty.md); several extra solves a deal.")
 @limit_options
 @click.option("--force-new", is_flag=True,
-              help="If --out holds results made with other rules or limits, delete them and start afresh.")
+              help="Delete whatever results --out holds and start afresh (without it, a survey refuses "
+                   "to add to results made with other rules or limits).")
 @click.option("--log-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
               help="Append the log of every process to this file.")
 @click.option("-v", "--verbose", count=True, help="Log progress to the console; -vv logs every deal.")
@@ -353,7 +391,12 @@ def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path],
                     searches_only=searches_only)
     if plan_only and check:
         raise click.UsageError("--plan and --check do different things: give one")
+    running = ("executor", "scheduler", "force_new", "log_file", "verbose")
     if check:
+        refuse_unused(ctx, "--check", running + ("workers", "chunk_size", "no_solutions"))
+        if out is not None:
+            refuse_unused(ctx, "--check --out (the dataset's own rules and limits are checked)",
+                          RULE_PARAMETERS + LIMIT_PARAMETERS + ("difficulty",))
         given = requested_deals(deals, deals_file) if deals is not None or deals_file is not None else None
         if out is None and given is None:
             raise click.UsageError("--check needs the dataset: --out DIRECTORY, or the DEALS it was made for")
@@ -361,6 +404,7 @@ def survey(ctx: click.Context, deals: Optional[str], deals_file: Optional[Path],
         click.echo(found.text())
         ctx.exit(EXIT_MISSING_DEALS if found.missing else 0)
     if plan_only:
+        refuse_unused(ctx, "--plan", running + ("out",))
         estimate = plan_survey(requested_deals(deals, deals_file), rules=rules, limits=limits, workers=workers,
                                chunk_size=chunk_size, solutions=not no_solutions, difficulty=difficulty)
         click.echo(estimate.text())
@@ -451,7 +495,10 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
       fcsurvey export results/freecell_1-32000 --format lines | gzip -9n > solutions.txt.gz
       fcsurvey export results/freecell_1-1000000 --format bitmap --out winnable-4cells-1-1000000.bin
     """
-    with click.open_file(out, "wb" if fmt in BINARY_FORMATS else "w", lazy=True) as stream:
+    mode = "wb" if fmt in BINARY_FORMATS else "w"
+    if out != "-" and inside(out, dataset):
+        raise click.UsageError(f"--out {out} lies inside the dataset {dataset} it exports: write it elsewhere")
+    with (click.open_file(out, mode) if out == "-" else whole_file(out, mode)) as stream:
         count = export_deals(dataset, stream, where=where, sort=sort, descending=desc, limit=limit, fmt=fmt,
                              progress=True)
     click.echo(f"Exported {count:,} deals.", err=True)
@@ -474,6 +521,8 @@ def report(dataset: Path, out: Path) -> None:
       fcsurvey report results/ms-freecell-1-32000 --out results/reports/ms-freecell-1-32000
       fcsurvey report results/freecell_1-32000 --out /tmp/report
     """
+    if inside(out, dataset):
+        raise click.UsageError(f"--out {out} lies inside the dataset {dataset} it reports on: write it elsewhere")
     click.echo(f"Wrote {write_report(dataset, out)}")
 
 
@@ -526,6 +575,12 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
     """
     if (number is None) == (board_file is None):
         raise click.UsageError("give a deal NUMBER or --board-file, not both or neither")
+    if checkpoint is None:
+        refuse_unused(ctx, "a solve without --checkpoint", ["checkpoint_every"])
+    if as_json:
+        refuse_unused(ctx, "--json", ["show"])
+    if searches_only:
+        refuse_unused(ctx, "--searches-only (no layered proof, which is what runs on threads)", ["threads"])
     rules = rules_from(opts)
     limits = Limits(max_states=max_states, timeout=timeout, length=length_of(short, optimal),
                     searches_only=searches_only)
@@ -616,7 +671,7 @@ def hint(ctx: click.Context, number: Optional[int], board_file: Optional[str], p
 
 
 #: The options that limit the search for a solution, which a given solution makes moot.
-SEARCH_OPTIONS = ("max_states", "timeout", "short", "optimal")
+SEARCH_OPTIONS = LIMIT_PARAMETERS
 
 
 @cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
@@ -655,8 +710,7 @@ def show(ctx: click.Context, number: Optional[int], board_file: Optional[str], s
     if (number is None) == (board_file is None):
         raise click.UsageError("give a deal NUMBER or --board-file, not both or neither")
     if solution_file is not None:
-        given = [f"--{name.replace('_', '-')}" for name in SEARCH_OPTIONS
-                 if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE]
+        given = given_flags(ctx, SEARCH_OPTIONS)
         if given:
             raise click.UsageError(f"{' and '.join(given)} limit the search for a solution: with "
                                    "--solution-file nothing is searched, so drop them")
@@ -734,8 +788,15 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
       fcsurvey verify --explore foundation-return-5cells
     """
     if list_claims:
+        refuse_unused(ctx, "--list", [p.name for p in ctx.command.params if p.name != "list_claims"])
         click.echo(claims_text(CLAIMS))
         return
+    if claim_ids and tier is not None:
+        raise click.UsageError("--claim and --tier both pick the claims: give one")
+    if plan_only:
+        refuse_unused(ctx, "--plan", ["report", "workers", "short", "optimal"])
+    if report is not None and any(inside(report, d) for d in datasets):
+        raise click.UsageError(f"--report {report} lies inside a --dataset it checks: write it elsewhere")
     started = time.monotonic()
     options = dict(cache=cache, workers=workers, progress=console_progress,
                    say=lambda line: click.echo(line, err=True))
@@ -762,7 +823,8 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
                                              **options)
         click.echo(explore_text(explored, exploration.rules.cells))
         if report is not None:
-            report.write_text(explore_markdown(explored, exploration.rules.cells), encoding="utf-8")
+            with whole_file(report) as page:
+                page.write(explore_markdown(explored, exploration.rules.cells))
         ctx.exit(0 if all(e.proved for e in explored) else EXIT_INVALID)
     if plan_only:
         click.echo(plan_text([plan_check(task, cache=cache) for task in select(tier, claim_ids, datasets)]))
@@ -771,7 +833,8 @@ def verify(ctx: click.Context, tier: Optional[str], claim_ids: tuple[str, ...], 
     elapsed = time.monotonic() - started
     click.echo(table_text(outcomes, elapsed))
     if report is not None:
-        report.write_text(table_markdown(outcomes, elapsed), encoding="utf-8")
+        with whole_file(report) as page:
+            page.write(table_markdown(outcomes, elapsed))
     ctx.exit(0 if all(o.passed for o in outcomes) else EXIT_INVALID)
 
 
@@ -806,6 +869,9 @@ def main(argv: Optional[list] = None) -> None:
     except click.exceptions.Abort:
         click.echo("Interrupted.", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    except click.exceptions.NoArgsIsHelpError as exc:  # bare `fcsurvey`: a question, not bad input
+        click.echo(exc.ctx.get_help() if exc.ctx is not None else cli.get_help(click.Context(cli)))
+        sys.exit(0)
     except click.ClickException as exc:
         click.echo(f"Error: {exc.format_message()}", err=True)
         sys.exit(EXIT_BAD_INPUT)

@@ -18,6 +18,8 @@ import os
 from pathlib import Path
 from typing import Optional, Union
 
+from .output import whole_file
+
 #: A proof reads its offer at most this often: soon enough for a proof of hours, and
 #: rare enough to cost nothing.
 OFFER_EVERY_S = 1.0
@@ -28,10 +30,8 @@ OFFER_ENV = "FCSURVEY_THREADS_OFFER"
 def write_offer(path: Union[str, Path], threads: int) -> None:
     """Offer ``threads`` through the file at ``path``, whole: a reader sees the old number
     or the new one, never part of either."""
-    temporary = f"{path}.tmp"
-    with open(temporary, "w", encoding="ascii") as f:
+    with whole_file(path, encoding="ascii") as f:
         f.write(f"{threads}\n")
-    os.replace(temporary, path)
 
 
 def read_offer(path: Union[str, Path]) -> Optional[int]:

@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 
 from .deals import deal as make_deal
 from .notation import structured
+from .output import whole_file
 from .console import work_bar
 from .replay import validate
 from .rules import Rules
@@ -400,6 +401,12 @@ def _figure() -> Tuple[Any, Any]:
     return figure, figure.subplots()
 
 
+def _save(figure: Any, file: Path) -> None:
+    """A chart as a PNG file, written whole (output.whole_file)."""
+    with whole_file(file, "wb") as stream:
+        figure.savefig(stream, format="png", dpi=CHART_DPI)
+
+
 def _min_cells_chart(counts: Mapping[str, int], file: Path) -> None:
     figure, axes = _figure()
     labels = list(counts)
@@ -407,21 +414,21 @@ def _min_cells_chart(counts: Mapping[str, int], file: Path) -> None:
     axes.bar_label(bars, labels=[f"{counts[k]:,}" for k in labels])
     axes.set(xlabel="fewest free cells that win (min_cells)", ylabel="deals",
              title="Deals by the free cells they need")
-    figure.savefig(file, dpi=CHART_DPI)
+    _save(figure, file)
 
 
 def _moves_chart(moves: List[int], file: Path) -> None:
     figure, axes = _figure()
     axes.hist(moves, bins=range(min(moves), max(moves) + 2), color="tab:green")
     axes.set(xlabel="solution length (moves)", ylabel="deals", title="Solution lengths of the solved deals")
-    figure.savefig(file, dpi=CHART_DPI)
+    _save(figure, file)
 
 
 def _difficulty_chart(deals: List[int], scores: List[float], file: Path) -> None:
     figure, axes = _figure()
     axes.scatter(deals, scores, s=SCATTER_POINTS, alpha=0.5, linewidths=0, color="tab:red")
     axes.set(xlabel="deal number", ylabel="difficulty", title="Difficulty by deal number")
-    figure.savefig(file, dpi=CHART_DPI)
+    _save(figure, file)
 
 
 def write_report(path: Path, out_dir: Path) -> Path:
@@ -451,7 +458,8 @@ def write_report(path: Path, out_dir: Path) -> Path:
                           out_dir / "difficulty.png")
         charts.append(("Difficulty by deal number", "difficulty.png"))
     page = out_dir / REPORT_PAGE
-    page.write_text(_page(summary, charts), encoding="utf-8")
+    with whole_file(page) as stream:
+        stream.write(_page(summary, charts))
     return page
 
 

@@ -14,10 +14,8 @@ drawn with CSS, suits with inline SVG, text in the browser's own fonts.
 
 from __future__ import annotations
 
-import contextlib
 import html
 import json
-import os
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -30,6 +28,7 @@ from .deals import Deal
 from .hints import Start, start_position
 from .limits import Limits
 from .notation import CELL_CHARS, COLUMN_CHARS, label, parse_solution, token_to_move
+from .output import whole_file
 from .replay import validate
 from .rules import PRESETS, Rules
 from .schema import SOLVED
@@ -118,17 +117,11 @@ class Walkthrough:
         that no reader ever sees half a page; ViewerError when it cannot be written."""
         target = Path(path)
         page = self.html()
-        temporary = target.with_name(f".{target.name}.tmp")
         try:
-            with open(temporary, "w", encoding="utf-8") as out:
+            with whole_file(target) as out:
                 out.write(page)
-            os.replace(temporary, target)
-        except BaseException as exc:
-            with contextlib.suppress(OSError):  # there may be nothing to remove, or nowhere
-                temporary.unlink()
-            if isinstance(exc, OSError):
-                raise ViewerError(f"cannot write {str(target)!r}: {exc.strerror or exc}") from None
-            raise
+        except OSError as exc:
+            raise ViewerError(f"cannot write {str(target)!r}: {exc.strerror or exc}") from None
         return target
 
     def text(self) -> str:

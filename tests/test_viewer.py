@@ -20,7 +20,7 @@ from typing import Any, Dict, List
 import pytest
 
 import fcsurvey
-from fcsurvey import viewer
+from fcsurvey import output, viewer
 from fcsurvey.cards import card_text, parse_card
 from fcsurvey.deals import deal
 from fcsurvey.engine import Position
@@ -157,7 +157,7 @@ def test_the_page_is_written_whole_or_not_at_all(shown: Walkthrough, tmp_path: P
 
     def refuse(source: object, target: object) -> None:
         raise OSError(28, "No space left on device")
-    monkeypatch.setattr(viewer.os, "replace", refuse)
+    monkeypatch.setattr(output.os, "replace", refuse)
     with pytest.raises(ViewerError, match="No space left on device"):
         shown.write_html(out)
     assert os.listdir(tmp_path) == ["page.html"] and out.read_text() == "the page before"
