@@ -17,7 +17,7 @@ and the CLI all depend on it, and none of them should pay for the others.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Tuple
+from typing import BinaryIO, Iterable, Iterator, List, Optional, Tuple
 
 MIN_DEAL = 1
 MAX_DEAL = 8_589_934_591  # FreeCell Pro's last deal, 2**33 - 1
@@ -27,6 +27,10 @@ RANGE_SEPARATORS = ("..", "-")
 COMMENT = "#"
 #: Text encoding of the files users hand in: UTF-8, with or without a byte-order mark.
 TEXT_ENCODING = "utf-8-sig"
+#: The most a text file given to a command (a deals file, a board, a solution, moves) may
+#: hold: far more than any real one (25 million deal numbers a line), and a bound on what
+#: reading ``/dev/zero`` or a runaway pipe by mistake takes before it is refused.
+MAX_TEXT_BYTES = 256 * 2 ** 20
 SHOWN_CHARACTERS = 40  # of a bad number quoted back in a message
 
 
@@ -164,19 +168,31 @@ def _parse_range(item: str) -> Tuple[int, int]:
 
 
 def parse_deals(text: str) -> DealSet:
-    """Deals from ``1-32000``, ``1..32000``, ``11982`` or a comma list of those."""
+    """Deals from ``1-32000``, ``1..32000``, ``11982`` or a comma list of those; an empty
+    item (``1,,2``, a comma at either end) is refused, as it may be a number left out."""
     items = [item.strip() for item in text.split(LIST_SEPARATOR)]
     if not any(items):
         raise DealError("no deals given")
-    return DealSet(_parse_range(item) for item in items if item)
+    if not all(items):
+        raise DealError(f"bad deals {text!r}: an empty item in the comma list")
+    return DealSet(_parse_range(item) for item in items)
+
+
+def read_text_bytes(source: BinaryIO) -> bytes:
+    """All of ``source``, or ValueError past MAX_TEXT_BYTES."""
+    data = source.read(MAX_TEXT_BYTES + 1)
+    if len(data) > MAX_TEXT_BYTES:
+        raise ValueError(f"it holds more than {MAX_TEXT_BYTES // 2 ** 20} MiB, more than any text it should be")
+    return data
 
 
 def read_deals_file(path: Path) -> DealSet:
     """Deals from a UTF-8 file (a byte-order mark is fine) with a number, range or comma
     list of those a line; blank lines and ``#`` comments are skipped."""
     try:
-        lines = Path(path).read_text(encoding=TEXT_ENCODING).splitlines()
-    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the name
+        with open(path, "rb") as source:
+            lines = read_text_bytes(source).decode(TEXT_ENCODING).splitlines()
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the name, or too big
         raise DealError(f"cannot read deals file {path}: {getattr(exc, 'strerror', None) or exc}") from None
     ranges: List[Tuple[int, int]] = []
     for number, line in enumerate(lines, 1):
@@ -194,5 +210,6 @@ def read_deals_file(path: Path) -> DealSet:
 def requested_deals(spec: Optional[str], deals_file: Optional[Path]) -> DealSet:
     """The deals asked for on the command line: a DEALS argument or a deals file, not both."""
     if (spec is None) == (deals_file is None):
-        raise DealError("give the deals either as DEALS (e.g. 1-32000) or with --deals-file, not both")
+        raise DealError("give the deals either as DEALS (e.g. 1-32000) or with --deals-file"
+                        + (", not both" if spec is not None else ""))
     return parse_deals(spec) if spec is not None else read_deals_file(deals_file)  # type: ignore[arg-type]

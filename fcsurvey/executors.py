@@ -56,8 +56,12 @@ SHUTDOWN_GRACE_S = 2.0
 DASK_HINT = "running on Dask needs the dask extra: pip install '.[dask]' from a checkout"
 DASK_EVENTS = "fcsurvey-events"  # the Dask event topic that carries tasks' events to the client
 SCHEDULER_CONNECT_TIMEOUT_S = 10  # a wrong --scheduler address fails this soon
+#: The protocols a Dask client reaches a remote scheduler by (distributed's comm backends
+#: but ``inproc``, which is within one process).
+SCHEDULER_PROTOCOLS = ("tcp", "tls", "ucx", "ws", "wss")
 #: A scheduler address as a Dask client takes it: [PROTOCOL://]HOST:PORT, an IPv6 host in [].
-SCHEDULER_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+):([0-9]{1,5})")
+SCHEDULER_ADDRESS = re.compile(r"(?:(?:" + "|".join(SCHEDULER_PROTOCOLS) + r")://)?"
+                               r"(?:\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+):([0-9]{1,5})")
 MAX_PORT = 65535
 LOCAL_HOST = "127.0.0.1"          # a local Dask cluster listens on loopback only
 #: Local workers (of the pool or of a local Dask cluster) start with glibc's malloc backing
@@ -415,8 +419,8 @@ def check_scheduler_address(address: str) -> None:
     and only once the dataset is open."""
     match = SCHEDULER_ADDRESS.fullmatch(address)
     if match is None or not 1 <= int(match.group(1)) <= MAX_PORT:
-        raise ExecutorError(f"a Dask scheduler address is [PROTOCOL://]HOST:PORT, e.g. tcp://head:8786; "
-                            f"got {address!r}")
+        raise ExecutorError(f"a Dask scheduler address is [PROTOCOL://]HOST:PORT, e.g. tcp://head:8786 "
+                            f"(PROTOCOL one of {', '.join(SCHEDULER_PROTOCOLS)}); got {address!r}")
 
 
 def dask_setup(worker: Any) -> None:

@@ -8,6 +8,7 @@ importing that loads the compiled C core, which reading a dataset does not need.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
@@ -75,8 +76,8 @@ class Limits:
             raise LimitsError(f"max_states can be at most {MAX_STATES:,}, got {self.max_states:,}")
         timeout = self.timeout
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                                    or not timeout > 0):
-            raise LimitsError(f"timeout must be positive seconds, got {timeout!r}")
+                                    or not 0 < timeout < math.inf):  # inf would be no limit, and not JSON
+            raise LimitsError(f"timeout must be positive, finite seconds, got {timeout!r}")
         if self.length not in LENGTHS:
             raise LimitsError(f"length must be one of {', '.join(LENGTHS)}, got {self.length!r}")
         if not isinstance(self.searches_only, bool):

@@ -46,7 +46,7 @@ import pyarrow.parquet as pq
 from . import __version__
 from .bands import band_column
 from .deals import GENERATOR_NAME
-from .dealset import DealSet
+from .dealset import MAX_DEAL, MIN_DEAL, DealSet
 from .rules import Rules, RulesError
 from .limits import OPTIMAL_LENGTH, Limits
 from .schema import BAND, DIFFICULTY_RANK, LATER_DIFFICULTY_COLUMNS, SOLVED, arrow_schema, column_values
@@ -197,14 +197,34 @@ def read_manifest(path: Path) -> Dict[str, Any]:
         raise StoreError(f"{path} is not an fcsurvey dataset (no {MANIFEST})") from None
     except (OSError, ValueError) as exc:
         raise StoreError(f"cannot read {Path(path) / MANIFEST}: {exc}") from None
+    where = Path(path) / MANIFEST
+    if not isinstance(manifest, dict):
+        raise StoreError(f"{where} is not an fcsurvey manifest (a JSON object expected, got {type(manifest).__name__})")
     if manifest.get("format") != MANIFEST_FORMAT:
         raise StoreError(f"{path} was written by an incompatible fcsurvey (manifest format "
                          f"{manifest.get('format')!r}, expected {MANIFEST_FORMAT})")
     try:
         Rules.from_dict(manifest["rules"])
-    except (KeyError, RulesError) as exc:
-        raise StoreError(f"{Path(path) / MANIFEST} holds rules fcsurvey cannot play: {exc}") from None
+    except (KeyError, TypeError, RulesError) as exc:
+        raise StoreError(f"{where} holds rules fcsurvey cannot play: {exc}") from None
+    problem = _manifest_problem(manifest)
+    if problem:
+        raise StoreError(f"{where} is damaged: {problem}")
     return manifest
+
+
+def _manifest_problem(manifest: Mapping[str, Any]) -> Optional[str]:
+    """What is wrong with a manifest's fields besides its format and rules, or ``None``: a
+    manifest edited or cut by hand must be refused by name, not met later as a crash."""
+    for key, kind, called in (("fcsurvey_version", str, "a string"), ("generator", str, "a string"),
+                              ("limits", dict, "an object"), ("requested", list, "an array")):
+        if not isinstance(manifest.get(key), kind):
+            return f"its {key!r} is missing or not {called}"
+    for r in manifest["requested"]:
+        if not (isinstance(r, list) and len(r) == 2 and all(type(n) is int for n in r)
+                and MIN_DEAL <= r[0] <= r[1] <= MAX_DEAL):
+            return f"its requested deals hold {r!r}, not a range of deal numbers {MIN_DEAL}-{MAX_DEAL}"
+    return None
 
 
 def schema_metadata(manifest: Mapping[str, Any]) -> Dict[str, str]:
@@ -229,6 +249,7 @@ def schema_metadata(manifest: Mapping[str, Any]) -> Dict[str, str]:
 #: How to repair a dataset holding a bad chunk file, said by every error about one.
 REPAIR = "delete it and rerun the survey, which solves its deals again"
 SHOWN_RANGES = 3  # ranges of repeated deals an error names
+SHOWN_FILES = 3   # foreign files an error names
 
 
 def _rules_fields(data: Any) -> Any:
@@ -770,6 +791,13 @@ class Dataset:
         elif chunk_files(path):
             raise StoreError(f"{path} holds chunk files but no {MANIFEST}, so their rules are "
                              f"unknown; use --force-new to delete them, or choose another --out")
+        else:
+            foreign = sorted(e.name for e in path.iterdir() if e.name not in (CHUNK_LOG, PROOFS)
+                             and not (e.is_dir() and e.name.startswith(f"{PARTITION}=")))
+            if foreign:  # a dataset would be made among someone's files, and --check call it clean
+                shown = ", ".join(foreign[:SHOWN_FILES]) + (", ..." if len(foreign) > SHOWN_FILES else "")
+                raise StoreError(f"{path} holds files that are no survey's ({shown}); choose an empty "
+                                 f"or new directory for --out")
         return {"format": MANIFEST_FORMAT, "fcsurvey_version": __version__, **wanted,
                 "requested": [list(r) for r in requested.ranges],
                 **({"layout": shape} if shape else {}),

@@ -10,6 +10,8 @@ portably, are made by making the write or the delete fail.
 from __future__ import annotations
 
 import errno
+import io
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -148,7 +150,8 @@ def test_a_deals_file_line_1_2_3_is_three_deals_and_a_bom_is_fine(capsys, tmp_pa
 @pytest.mark.parametrize("content, words", [
     ("1\n1²\n", "deals.txt, line 2: bad deals '1²': deal number must be written with the digits 0-9 only"),
     ("1\n+5\n", "deals.txt, line 2: bad deals '+5': deal number takes no sign"),
-    ("1,,x\n", "deals.txt, line 1: bad deals 'x'"),
+    ("1,x\n", "deals.txt, line 1: bad deals 'x'"),
+    ("1,,2\n", "deals.txt, line 1: bad deals '1,,2': an empty item in the comma list"),
     (BOM + BOM + "1\n", "deals.txt, line 1: bad deals"),  # only one mark, at the very start
 ])
 def test_a_bad_deals_file_line_is_named(capsys, tmp_path, content, words):
@@ -362,12 +365,13 @@ def test_max_states_past_what_the_core_counts_is_refused_not_wrapped(capsys, tmp
 # --- --scheduler ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("address", ["bogus", "tcp://head", "head:", ":8786", "tcp://head:0",
-                                     "head:99999", "tcp://head:8786/x", "tcp:// head:8786"])
+                                     "head:99999", "tcp://head:8786/x", "tcp:// head:8786",
+                                     "foo://bar:1", "inproc://head:8786"])
 def test_a_malformed_scheduler_address_is_one_error_line(capsys, tmp_path, address):
     line = error_line(capsys, "survey", "1-2", "--executor", "dask", "--scheduler", address,
                       "--out", tmp_path / "out")
-    assert line == (f"Error: a Dask scheduler address is [PROTOCOL://]HOST:PORT, e.g. tcp://head:8786; "
-                    f"got {address!r}")
+    assert line == (f"Error: a Dask scheduler address is [PROTOCOL://]HOST:PORT, e.g. tcp://head:8786 "
+                    f"(PROTOCOL one of tcp, tls, ucx, ws, wss); got {address!r}")
     assert not (tmp_path / "out").exists()  # refused before anything touched --out
 
 
@@ -383,3 +387,131 @@ def test_well_formed_scheduler_addresses_pass(address):
     check_scheduler_address(address)
     with pytest.raises(ExecutorError):
         check_scheduler_address(address + "x")
+
+
+# --- a damaged manifest is named, not met as a crash -----------------------------------------------
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda m: None, "is not an fcsurvey manifest (a JSON object expected, got NoneType)"),
+    (lambda m: [1, 2], "is not an fcsurvey manifest (a JSON object expected, got list)"),
+    (lambda m: {k: v for k, v in m.items() if k != "limits"}, "is damaged: its 'limits' is missing or not an object"),
+    (lambda m: {**m, "limits": "x"}, "is damaged: its 'limits' is missing or not an object"),
+    (lambda m: {k: v for k, v in m.items() if k != "requested"}, "is damaged: its 'requested' is missing or not an array"),
+    (lambda m: {**m, "requested": [["a", "b"]]}, "is damaged: its requested deals hold ['a', 'b'], not a range"),
+    (lambda m: {**m, "requested": [[5, 1]]}, "is damaged: its requested deals hold [5, 1], not a range"),
+    (lambda m: {**m, "requested": [[0, 3]]}, "is damaged: its requested deals hold [0, 3], not a range"),
+    (lambda m: {**m, "requested": [[1, 2 ** 40]]}, "not a range of deal numbers 1-8589934591"),
+    (lambda m: {**m, "rules": 5}, "holds rules fcsurvey cannot play"),
+])
+@pytest.mark.parametrize("command", [["summary", "PATH"], ["export", "PATH"], ["survey", "1-3", "--out", "PATH"],
+                                     ["survey", "--check", "--out", "PATH"], ["verify", "--dataset", "PATH", "--plan"]])
+def test_a_damaged_manifest_is_one_error_line(capsys, tmp_path, fake, edit, words, command):
+    out = tmp_path / "out"
+    Survey(parse_deals("1-3"), out, workers=1).run()
+    manifest = out / store.MANIFEST
+    manifest.write_text(json.dumps(edit(json.loads(manifest.read_text()))))
+    line = error_line(capsys, *[out if a == "PATH" else a for a in command])
+    assert line.startswith(f"Error: {manifest} ") and words in line, line
+
+
+# --- deal lists and text files -------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["1,,2", ",1", "1,", "1-3,,"])
+def test_an_empty_item_in_a_deal_list_is_refused(capsys, text):
+    assert error_line(capsys, "survey", text, "--plan") == f"Error: bad deals {text!r}: an empty item in the comma list"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+@pytest.mark.parametrize("command", [["survey", "--deals-file", "/dev/zero", "--plan"],
+                                     ["solve", "--board-file", "/dev/zero"]])
+def test_an_endless_file_is_refused_after_a_bounded_read(capsys, command):
+    assert error_line(capsys, *command).endswith("/dev/zero: it holds more than 256 MiB, more than any text it should be")
+
+
+def test_standard_input_is_read_by_one_option_only(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(format_board(Position.from_deal(deal(1)), PRESETS["freecell"]).encode())))
+    assert error_line(capsys, "hint", "--board-file", "-", "--moves-file", "-") == (
+        "Error: Invalid value for '--moves-file': standard input is read already, by --board-file: give one of them a file")
+
+
+def test_bare_fcsurvey_prints_its_help_and_succeeds(capsys):
+    code, out, err = cli(capsys)
+    assert (code, err) == (0, "") and out.startswith("Usage: fcsurvey [OPTIONS] COMMAND")
+
+
+@pytest.mark.parametrize("command", [["solve", "1"], ["hint", "1"], ["survey", "1", "--plan"]])
+@pytest.mark.parametrize("seconds", ["inf", "1e309", "nan"])
+def test_a_timeout_must_be_finite(capsys, command, seconds):
+    line = error_line(capsys, *command, "--timeout", seconds)
+    assert line in (f"Error: timeout must be positive, finite seconds, got {float(seconds)!r}",
+                    f"Error: Invalid value for '--timeout': {seconds} is not in the range x>0.")
+
+
+def test_check_refuses_an_option_among_the_moves(capsys):
+    assert error_line(capsys, "check", "1", "--bogus") == "Error: No such option '--bogus'."
+
+
+# --- options a mode does not use are refused, not ignored --------------------------------------------
+
+@pytest.mark.parametrize("args, words", [
+    (["solve", "1", "--checkpoint-every", "5"], "a solve without --checkpoint does not use --checkpoint-every"),
+    (["solve", "1", "--json", "--show"], "--json does not use --show"),
+    (["solve", "1", "--searches-only", "--threads", "2"], "does not use --threads"),
+    (["survey", "1-3", "--plan", "--force-new", "--log-file", "x.log"], "--plan does not use --force-new, --log-file: drop them"),
+    (["survey", "1-3", "--plan", "--out", "OUT"], "--plan does not use --out"),
+    (["survey", "1-3", "--check", "--workers", "3"], "--check does not use --workers"),
+    (["survey", "--check", "--out", "OUT", "--cells", "3"], "--check --out (the dataset's own rules and limits are checked) does not use --cells"),
+    (["verify", "--list", "--tier", "full"], "--list does not use --tier"),
+    (["verify", "--claim", "4cells-1-32000", "--tier", "full"], "--claim and --tier both pick the claims: give one"),
+    (["verify", "--plan", "--report", "r.md"], "--plan does not use --report"),
+    (["show", "1", "--solution-file", "/dev/null", "--searches-only", "--html", "p.html"],
+     "--searches-only limit the search for a solution"),
+])
+def test_an_option_the_mode_does_not_use_is_refused(capsys, tmp_path, monkeypatch, args, words):
+    monkeypatch.chdir(tmp_path)
+    line = error_line(capsys, *[tmp_path / "out" if a == "OUT" else a for a in args])
+    assert words in line, line
+    assert os.listdir(tmp_path) == []
+
+
+# --- outputs: whole or not at all, and never into the dataset read ------------------------------------
+
+@pytest.mark.parametrize("command", [["export", "DATASET", "--out", "DATASET/x.json"],
+                                     ["export", "DATASET", "--format", "txt", "--out", "DATASET/_fcsurvey.json"],
+                                     ["report", "DATASET", "--out", "DATASET/charts"],
+                                     ["verify", "--dataset", "DATASET", "--report", "DATASET/r.md"]])
+def test_an_output_inside_the_dataset_read_is_refused(capsys, dataset, command):
+    before = sorted(p.name for p in dataset.rglob("*"))
+    line = error_line(capsys, *[str(a).replace("DATASET", str(dataset)) for a in command])
+    assert "lies inside" in line and str(dataset) in line
+    assert sorted(p.name for p in dataset.rglob("*")) == before
+
+
+def test_an_interrupted_export_leaves_the_old_file_and_no_temporary(capsys, tmp_path, dataset, monkeypatch):
+    out = tmp_path / "deals.txt"
+    out.write_text("old\n")
+
+    def half_then_interrupted(path, stream, **options):
+        stream.write("1\n")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("fcsurvey.cli.export_deals", half_then_interrupted)
+    code, _, err = cli(capsys, "export", dataset, "--format", "txt", "--out", out)
+    assert (code, err.strip()) == (130, "Interrupted.")
+    assert out.read_text() == "old\n" and os.listdir(tmp_path) == ["deals.txt"]
+
+
+def test_an_export_replaces_its_file_whole(capsys, tmp_path, dataset):
+    out = tmp_path / "deals.txt"
+    out.write_text("old\n")
+    code, _, err = cli(capsys, "export", dataset, "--format", "txt", "--out", out)
+    assert (code, err) == (0, "Exported 3 deals.\n")
+    assert out.read_text() == "1\n2\n3\n" and os.listdir(tmp_path) == ["deals.txt"]
+
+
+def test_a_survey_will_not_make_its_dataset_among_other_files(capsys, tmp_path, fake):
+    (tmp_path / "notes.txt").write_text("mine\n")
+    line = error_line(capsys, "survey", "1-3", "--out", tmp_path)
+    assert line == (f"Error: {tmp_path} holds files that are no survey's (notes.txt); choose an empty or new "
+                    "directory for --out")
+    assert os.listdir(tmp_path) == ["notes.txt"]

@@ -13,9 +13,9 @@ def test_max_states_must_be_a_positive_integer(max_states):
         Limits(max_states=max_states)
 
 
-@pytest.mark.parametrize("timeout", [0, -1.0, math.nan, True, "5"])
-def test_timeout_must_be_positive_seconds(timeout):
-    with pytest.raises(LimitsError, match="timeout must be positive seconds"):
+@pytest.mark.parametrize("timeout", [0, -1.0, math.nan, math.inf, True, "5"])
+def test_timeout_must_be_positive_finite_seconds(timeout):
+    with pytest.raises(LimitsError, match="timeout must be positive, finite seconds"):
         Limits(timeout=timeout)
 
 

@@ -45,7 +45,9 @@ def alive(pid):
     (["--deals-file", "/nonexistent/deals.txt"],
      "Error: cannot read deals file /nonexistent/deals.txt: No such file or directory"),
     (["1-5", "--workers", "0"], "Error: Invalid value for '--workers': 0 is not in the range x>=1."),
-    ([], "Error: give the deals either as DEALS (e.g. 1-32000) or with --deals-file, not both"),
+    ([], "Error: give the deals either as DEALS (e.g. 1-32000) or with --deals-file"),
+    (["1-5", "--deals-file", "/dev/null"],
+     "Error: give the deals either as DEALS (e.g. 1-32000) or with --deals-file, not both"),
     (["1-5", "--chunk-size", "0"], "Error: Invalid value for '--chunk-size': 0 is not in the range x>=1."),
 ])
 def test_bad_input_is_one_error_line(capsys, args, message):
