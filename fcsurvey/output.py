@@ -49,5 +49,5 @@ def whole_file(path: Union[str, Path], mode: str = "w", encoding: Optional[str] 
 
 def inside(path: Union[str, Path], directory: Union[str, Path]) -> bool:
     """Whether ``path`` is ``directory`` or lies below it (symbolic links followed): an output
-    that would land in a dataset the command reads."""
+    that would land in a dataset the command reads, or a dataset among those verify keeps."""
     return Path(path).resolve().is_relative_to(Path(directory).resolve())

@@ -31,6 +31,7 @@ from .deals import GENERATOR_NAME
 from .known import (FREECELL, QUICK, TIERS, Claim, ClaimError, Count, ExactDeals, MinCellsCounts,
                     WinRate, percent)
 from .limits import DEFAULT_LENGTH, Limits
+from .output import inside
 from .rules import Rules
 from .schema import ERROR, SOLVED, UNSOLVABLE, no_proof_reason
 from .summary import builds, made_by_text
@@ -325,7 +326,7 @@ def _sources(claim: Claim, roots: Sequence[Path], exclude: Optional[Path] = None
     seen = set()
     for root in roots:
         for path in store.datasets_under(root):
-            if path.resolve() in seen or (exclude is not None and _under(path, exclude)):
+            if path.resolve() in seen or (exclude is not None and inside(path, exclude)):
                 continue  # a root inside another, or what the caller leaves out
             seen.add(path.resolve())
             try:
@@ -340,10 +341,6 @@ def _sources(claim: Claim, roots: Sequence[Path], exclude: Optional[Path] = None
     found = [_Source(info, read_rows(info.path, claim.deals).select(columns), False) for info in whole + part]
     found += [_Source(info, _min_cells_rows(info, claim), True) for info in by_min_cells]
     return [source for source in found if len(source.rows)]
-
-
-def _under(path: Path, root: Path) -> bool:
-    return Path(path).resolve().is_relative_to(Path(root).resolve())
 
 
 def _combine(claim: Claim, sources: Sequence[_Source]) -> Optional[Reused]:
@@ -407,13 +404,13 @@ class Standing:
 
 def _roots(cache: Path) -> List[Path]:
     """Where a check looks for datasets: ``results/``, and the cache unless inside it."""
-    return [RESULTS_DIR] + ([] if _under(cache, RESULTS_DIR) else [cache])
+    return [RESULTS_DIR] + ([] if inside(cache, RESULTS_DIR) else [cache])
 
 
 def standing(claim: Claim, cache: Path) -> Standing:
     """Every dataset under ``results/`` and ``cache`` read once, combined twice."""
     sources = _sources(claim, _roots(cache))
-    return Standing(_combine(claim, sources), _combine(claim, [s for s in sources if not _under(s.info.path, cache)]))
+    return Standing(_combine(claim, sources), _combine(claim, [s for s in sources if not inside(s.info.path, cache)]))
 
 
 def _rest_surveys(cache: Path, name: str) -> List[DatasetInfo]:
