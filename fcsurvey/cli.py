@@ -31,7 +31,7 @@ from .limits import DEFAULT_LENGTH, DEFAULT_MAX_STATES, OPTIMAL_LENGTH, SHORT_LE
 from .schema import SOLVED, UNKNOWN, UNSOLVABLE
 from .solver import CHECKPOINT_EVERY_S, LINE_PHASES, MAX_THREADS, solve_position
 from .known import CLAIMS, TIERS, ClaimError
-from .report import BINARY_FORMATS, FIELDS, FORMATS, ReportError, export as export_deals, write_report
+from .report import BINARY_FORMATS, BITMAP, FIELDS, FORMATS, ReportError, export as export_deals, write_report
 from .store import StoreError, check as check_dataset
 from .console import ConsoleError, console_progress, setup_logging
 from .hints import HINT_TIMEOUT_S, LOST, UNKNOWN as HINT_UNKNOWN, HintError, hint as find_hint
@@ -475,8 +475,9 @@ def summary(directory: Path, as_json: bool) -> None:
                    "bitmap: the winnable table, one bit a deal from deal 1 (docs/game-makers.md).")
 @click.option("--out", type=click.Path(dir_okay=False, allow_dash=True), default="-", metavar="FILE",
               help="Write here instead of standard output.")
-def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Optional[int], fmt: str,
-           out: str) -> None:
+@click.pass_context
+def export(ctx: click.Context, dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Optional[int],
+           fmt: str, out: str) -> None:
     """Export deal lists from a survey DATASET for games and players.
 
     JSON records carry the deal, rules, status, band, difficulty and its rank, min_cells,
@@ -495,6 +496,8 @@ def export(dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Op
       fcsurvey export results/freecell_1-32000 --format lines | gzip -9n > solutions.txt.gz
       fcsurvey export results/freecell_1-1000000 --format bitmap --out winnable-4cells-1-1000000.bin
     """
+    if fmt == BITMAP and limit is None:
+        refuse_unused(ctx, "--format bitmap (one bit a deal, in deal order) without --limit", ("sort", "desc"))
     mode = "wb" if fmt in BINARY_FORMATS else "w"
     if out != "-" and inside(out, dataset):
         raise click.UsageError(f"--out {out} lies inside the dataset {dataset} it exports: write it elsewhere")

@@ -141,6 +141,23 @@ def test_cli_writes_the_bitmap_as_bytes(capsys, dataset, tmp_path):
     assert list(load_table(target)) == list(range(1, 11))
 
 
+@pytest.mark.parametrize("order", [("--sort", "moves"), ("--desc",)])
+def test_an_order_the_bitmap_cannot_keep_is_refused(capsys, dataset, tmp_path, order):
+    target = tmp_path / "winnable.bin"
+    code, out, err = cli(capsys, "export", dataset, "--format", "bitmap", *order, "--out", target)
+    assert (code, err.count("\n")) == (2, 1) and err.startswith("Error: ") and f"does not use {order[0]}" in err
+    assert not target.exists()
+
+
+def test_an_order_with_a_limit_chooses_the_bitmaps_deals(capsys, dataset, tmp_path):
+    target = tmp_path / "winnable.bin"
+    code, _, err = cli(capsys, "export", dataset, "--format", "bitmap", "--sort", "moves", "--limit", "3",
+                       "--out", target)
+    rows = [r for r in read(dataset, ["deal", "status", "moves"]).to_pylist() if r["status"] == SOLVED]
+    shortest = sorted(r["deal"] for r in sorted(rows, key=lambda r: (r["moves"], r["deal"]))[:3])
+    assert (code, err) == (0, "Exported 3 deals.\n") and list(load_table(target)) == shortest
+
+
 def test_an_unknown_format_is_refused(dataset):
     with pytest.raises(ReportError, match="unknown format 'png'"):
         export(dataset, io.BytesIO(), fmt="png")
