@@ -43,6 +43,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from fcsurvey import store
 from fcsurvey.dealset import DealSet, parse_deals
+from fcsurvey.output import whole_file
 from fcsurvey.schema import ERROR, SOLVED, UNKNOWN, UNSOLVABLE
 from fcsurvey.survey import CHUNK_SIZES
 from fcsurvey.tables import load_table, union
@@ -196,19 +197,13 @@ def ship(runs: Path, lists: Path, cells: int, deals: DealSet) -> int:
             proved |= {int(n) for n in (Path(scratch) / f"{i}.txt").read_text().split()}
     table = union(*tables)
     table_file, proved_file = lists / f"winnable-{name}.bin", lists / f"unsolvable-{name}.txt.gz"
-    write_atomically(table_file, table.to_bytes())
-    write_atomically(proved_file, gzip.compress("".join(f"{n}\n" for n in sorted(proved)).encode(),
-                                                compresslevel=9, mtime=0))
+    with whole_file(table_file, "wb") as out:
+        out.write(table.to_bytes())
+    with whole_file(proved_file, "wb") as out:
+        out.write(gzip.compress("".join(f"{n}\n" for n in sorted(proved)).encode(), compresslevel=9, mtime=0))
     print(f"{table_file}: {len(table):,} winnable deals, {table_file.stat().st_size:,} bytes")
     print(f"{proved_file}: {len(proved):,} deals proved unsolvable, {proved_file.stat().st_size:,} bytes")
     return 0
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` under a temporary name, then rename it into place."""
-    temp = path.with_name(f".{path.name}.tmp")
-    temp.write_bytes(data)
-    os.replace(temp, path)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
