@@ -58,6 +58,8 @@ class DealNumber(click.ParamType):
     name = "DEAL"
 
     def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> int:
+        if isinstance(value, str) and value.startswith("-") and not value.lstrip("-").strip().isdigit():
+            raise click.NoSuchOption(value, ctx=ctx)  # an option NumberCommand let through, not a number
         try:
             return check_deal_number(value)
         except DealError as exc:
@@ -113,7 +115,7 @@ class DataPath(click.Path):
         except UnicodeDecodeError:
             self.fail(f"{os.fsencode(value)!r} is not a UTF-8 path, and pyarrow reads no other", param, ctx)
         path = super().convert(value, param, ctx)
-        if not self.dir_okay:
+        if not self.dir_okay and not (self.allow_dash and str(path) == "-"):
             folder = Path(path).parent
             if not folder.is_dir():
                 self.fail(f"{str(path)!r}: there is no directory {str(folder)!r}", param, ctx)
@@ -178,9 +180,10 @@ def limit_options(command: Callable) -> Callable:
                                 "makes results machine-dependent.")(command)
     return click.option("--max-states", type=click.IntRange(min=1), default=DEFAULT_MAX_STATES,
                         show_default=True,
-                        help="Give up on a deal (verdict unknown) after storing this many positions "
-                             "(about 82 bytes each); a proof that runs out of room then gets "
-                             "four times as many in smaller form.")(command)
+                        help="Room for this many positions in each search (about 82 bytes each): "
+                             "a deal that no search wins or exhausts within it ends unknown, or "
+                             "goes to the layered proof, which gets four times as many in smaller "
+                             "form.  The positions a solve reports count every phase's.")(command)
 
 
 #: The parameters of rule_options and of limit_options, by name.
@@ -224,11 +227,29 @@ def cli() -> None:
     """
 
 
-#: Lets a negative deal number reach the DEAL type instead of parsing as an option.
-NUMBER_ARGUMENT_SETTINGS = {"ignore_unknown_options": True}
+class NumberCommand(click.Command):
+    """A command whose deal NUMBER may be written negative, so that ``-5`` is refused as a deal
+    number (out of range) rather than as an unknown option.  Click then keeps unknown options
+    as arguments; a word left over that starts with '-' is named as the unknown option it is,
+    as every other command names it, not as an extra argument."""
+
+    def parse_args(self, ctx: click.Context, args: List[str]) -> List[str]:
+        rest = super().parse_args(ctx, args)
+        if ctx.args:
+            options = [word for word in ctx.args if word.startswith("-") and not word.lstrip("-").strip().isdigit()]
+            if options:
+                raise click.NoSuchOption(options[0], ctx=ctx)
+            raise click.UsageError(f"Got unexpected extra argument{'s' if len(ctx.args) > 1 else ''} "
+                                   f"({' '.join(ctx.args)})", ctx)
+        return rest
 
 
-@cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
+#: Lets a negative deal number reach the DEAL type instead of parsing as an option (and keeps
+#: what is left over for NumberCommand to name).
+NUMBER_ARGUMENT_SETTINGS = {"ignore_unknown_options": True, "allow_extra_args": True}
+
+
+@cli.command(cls=NumberCommand, context_settings=NUMBER_ARGUMENT_SETTINGS)
 @click.argument("number", type=DEAL)
 @rule_options
 @click.option("--format", "fmt", type=click.Choice(["text", "tableau", "json"]), default="text", show_default=True,
@@ -268,7 +289,7 @@ def deal(number: int, fmt: str, **opts: Any) -> None:
 EXIT_INVALID = 1
 
 
-@cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
+@cli.command(cls=NumberCommand, context_settings=NUMBER_ARGUMENT_SETTINGS)
 @click.argument("number", type=DEAL)
 @click.argument("tokens", nargs=-1, metavar="[SOLUTION]...")
 @click.option("--solution-file", type=TEXT_FILE, default=None,
@@ -283,7 +304,11 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
     free cells a-g, k-m, h for the foundations, e.g. 3a a5 7h 36v3 hS3) given
     as arguments or in a file, separated by spaces, newlines or commas.
     Nothing goes home by itself: every foundation move must be written.
-    Prints "valid: N moves" (exit 0) or "invalid: move K (TOKEN): WHY" (exit 1).
+    Prints "valid: N moves" (exit 0), or "invalid: move K (TOKEN): WHY" for
+    a move that does not apply, or "invalid: not all cards are on the
+    foundations after N moves" (exit 1).  No move at all, or a token that is
+    not in the notation or names a column or cell the game lacks, is bad
+    input (exit 2).
 
     \b
     Examples:
@@ -298,7 +323,11 @@ def check(ctx: click.Context, number: int, tokens: tuple[str, ...], solution_fil
         raise click.UsageError("give the solution as arguments or with --solution-file, not both")
     rules = rules_from(opts)
     solution = solution_file if solution_file is not None else " ".join(tokens)
+    if not parse_solution(solution):
+        raise click.UsageError("no solution given: no move token in the arguments or the file")
     result = validate(make_deal(number, rules), rules, solution)
+    if result.malformed:
+        raise click.UsageError(f"move {result.error_index + 1} ({result.error_token}): {result.why}")
     click.echo(result.verdict())
     ctx.exit(0 if result.ok else EXIT_INVALID)
 
@@ -473,7 +502,7 @@ def summary(directory: Path, as_json: bool) -> None:
               help="json: one record a deal with the solution and its moves; csv: one row a deal; "
                    "txt: deal numbers only; lines: deal<TAB>solution a line, solved deals only; "
                    "bitmap: the winnable table, one bit a deal from deal 1 (docs/game-makers.md).")
-@click.option("--out", type=click.Path(dir_okay=False, allow_dash=True), default="-", metavar="FILE",
+@click.option("--out", type=DataPath(dir_okay=False, allow_dash=True), default="-", metavar="FILE",
               help="Write here instead of standard output.")
 @click.pass_context
 def export(ctx: click.Context, dataset: Path, where: Optional[str], sort: str, desc: bool, limit: Optional[int],
@@ -535,7 +564,7 @@ SOLUTION_TOKENS_PER_LINE = 10
 LINE_SEARCH_NAMES = dict(zip(LINE_PHASES, ("beam search for a shorter line", "A* search for par")))
 
 
-@cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
+@cli.command(cls=NumberCommand, context_settings=NUMBER_ARGUMENT_SETTINGS)
 @click.argument("number", type=DEAL, required=False)
 @click.option("--board-file", type=TEXT_FILE, default=None,
               help="Solve the position in FILE (fc-solve/PySol board text; '-' reads stdin).")
@@ -623,7 +652,7 @@ def solve(ctx: click.Context, number: Optional[int], board_file: Optional[str], 
 EXIT_FOR_HINT = {LOST: 1, HINT_UNKNOWN: 3}
 
 
-@cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
+@cli.command(cls=NumberCommand, context_settings=NUMBER_ARGUMENT_SETTINGS)
 @click.argument("number", type=DEAL, required=False)
 @click.option("--board-file", type=TEXT_FILE, default=None,
               help="Start from the position in FILE (fc-solve/PySol board text; '-' reads stdin).")
@@ -677,7 +706,7 @@ def hint(ctx: click.Context, number: Optional[int], board_file: Optional[str], p
 SEARCH_OPTIONS = LIMIT_PARAMETERS
 
 
-@cli.command(context_settings=NUMBER_ARGUMENT_SETTINGS)
+@cli.command(cls=NumberCommand, context_settings=NUMBER_ARGUMENT_SETTINGS)
 @click.argument("number", type=DEAL, required=False)
 @click.option("--board-file", type=TEXT_FILE, default=None,
               help="Start from the position in FILE (fc-solve/PySol board text; '-' reads stdin).")
@@ -715,8 +744,10 @@ def show(ctx: click.Context, number: Optional[int], board_file: Optional[str], s
     if solution_file is not None:
         given = given_flags(ctx, SEARCH_OPTIONS)
         if given:
-            raise click.UsageError(f"{' and '.join(given)} limit the search for a solution: with "
-                                   "--solution-file nothing is searched, so drop them")
+            one = len(given) == 1
+            raise click.UsageError(f"{' and '.join(given)} {'limits' if one else 'limit'} the search for a "
+                                   f"solution: with --solution-file nothing is searched, so drop "
+                                   f"{'it' if one else 'them'}")
     rules = rules_from(opts)
     limits = Limits(max_states=max_states, timeout=timeout, length=length_of(short, optimal))
     shown = walkthrough(board_file if board_file is not None else number, rules, solution_file, limits=limits)

@@ -41,7 +41,9 @@ class ReplayResult:
 
     ``moves`` counts the tokens applied; when a token is malformed or illegal
     ``ok`` is false, ``error_index`` is its 0-based index and ``final`` is the
-    position just before it.
+    position just before it.  ``malformed`` tells the first apart: a token that
+    is not in the move notation or names a place the game does not have
+    (NotationError), where an illegal one is a move that does not apply there.
     """
 
     ok: bool
@@ -51,6 +53,7 @@ class ReplayResult:
     error_index: Optional[int] = None
     error_token: Optional[str] = None
     why: Optional[str] = None
+    malformed: bool = False
 
     def verdict(self) -> str:
         """One line for people: ``valid: N moves`` or ``invalid: ...`` (moves counted from 1)."""
@@ -103,7 +106,8 @@ def _readable_replay(pos: Position, rules: Rules, tokens: list[str]) -> ReplayRe
         for index, (_, pos) in enumerate(walk(pos, rules, tokens), start=1):
             pass
     except (NotationError, IllegalMove) as exc:
-        return ReplayResult(False, index, pos, pos.is_won, index, tokens[index], str(exc))
+        return ReplayResult(False, index, pos, pos.is_won, index, tokens[index], str(exc),
+                            isinstance(exc, NotationError))
     return ReplayResult(True, len(tokens), pos, pos.is_won)
 
 

@@ -282,6 +282,32 @@ def test_an_export_onto_a_full_disk_is_one_error_line(capsys, dataset):
     assert line == "Error: the output could not be written: No space left on device"
 
 
+@pytest.mark.parametrize("out, words", [("missing/x.json", "there is no directory"),
+                                       ("file/x.json", "there is no directory")])
+@pytest.mark.parametrize("fmt", ["json", "bitmap"])
+def test_an_export_to_a_folder_that_is_not_there_is_one_error_line(capsys, tmp_path, dataset, out, words, fmt):
+    (tmp_path / "file").write_text("a file, not a folder")
+    line = error_line(capsys, "export", dataset, "--format", fmt, "--out", tmp_path / out)
+    assert line.startswith("Error: ") and words in line, line
+    assert sorted(os.listdir(tmp_path)) == ["file"]
+
+
+@pytest.mark.parametrize("args, line", [
+    (["deal", "1", "--bogus"], "Error: No such option '--bogus'."),
+    (["deal", "--bogus", "1"], "Error: No such option '--bogus'."),
+    (["solve", "1", "--bogus=3"], "Error: No such option '--bogus=3'."),
+    (["hint", "164", "-x"], "Error: No such option '-x'."),
+    (["check", "164", "17", "--bogus"], "Error: No such option '--bogus'."),
+    (["deal", "1", "2"], "Error: Got unexpected extra argument (2)"),
+    (["deal", "1", "-5", "7"], "Error: Got unexpected extra arguments (-5 7)"),
+    (["deal", "-5"], "Error: Invalid value for 'NUMBER': deal number must be 1 to 8,589,934,591, got -5"),
+])
+def test_an_unknown_option_beside_a_deal_number_is_named(capsys, args, line):
+    """The commands taking one deal NUMBER let '-5' through to be refused as a number; an
+    unknown option is still named as one, as the other commands name it."""
+    assert error_line(capsys, *args) == line
+
+
 # --- --where -------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -465,7 +491,7 @@ def test_check_refuses_an_option_among_the_moves(capsys):
     (["verify", "--claim", "4cells-1-32000", "--tier", "full"], "--claim and --tier both pick the claims: give one"),
     (["verify", "--plan", "--report", "r.md"], "--plan does not use --report"),
     (["show", "1", "--solution-file", "/dev/null", "--searches-only", "--html", "p.html"],
-     "--searches-only limit the search for a solution"),
+     "--searches-only limits the search for a solution: with --solution-file nothing is searched, so drop it"),
 ])
 def test_an_option_the_mode_does_not_use_is_refused(capsys, tmp_path, monkeypatch, args, words):
     monkeypatch.chdir(tmp_path)

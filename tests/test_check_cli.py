@@ -43,14 +43,34 @@ def test_rule_flags_choose_the_variant():
 
 @pytest.mark.parametrize("tokens, verdict", [
     ("17 15 1a a1", "invalid: move 4 (a1): 5H does not build on AD"),
-    ("17 zz", "invalid: move 2 (zz): not a move: 'zz'"),
     ("17 15 17 1h hD3", "invalid: move 5 (hD3): cards may not come back from the foundations under these rules"),
     ("17 15 17 1h", "invalid: not all cards are on the foundations after 4 moves"),
-    ("", "invalid: not all cards are on the foundations after 0 moves"),
 ])
 def test_invalid_solution_exits_1_naming_the_move(tokens, verdict):
     result = check("164", *tokens.split())
     assert (result.exit_code, result.output) == (1, verdict + "\n")
+
+
+@pytest.mark.parametrize("tokens, why", [
+    ("17 zz", "move 2 (zz): not a move: 'zz'"),
+    ("17 15 9a", "move 3 (9a): '9a': there is no column 9; the game has 8 columns"),
+    ("17 15 1e", "move 3 (1e): '1e': there is no cell e; the game has 4 free cells"),
+    ("", "no solution given: no move token in the arguments or the file"),
+])
+def test_what_is_no_solution_is_bad_input(capsys, tokens, why):
+    """Tokens outside the notation, or no move at all, are not a solution that fails but no
+    solution: one Error line and exit 2, as hint and show say of the same input."""
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "164", *tokens.split()])
+    assert (exited.value.code, capsys.readouterr()) == (2, ("", f"Error: {why}\n"))
+
+
+def test_an_empty_solution_file_is_bad_input(capsys, tmp_path):
+    path = tmp_path / "empty.sol"
+    path.write_text(" \n,\n")
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "164", "--solution-file", str(path)])
+    assert exited.value.code == 2 and capsys.readouterr().err.startswith("Error: no solution given")
 
 
 def test_foundation_return_flag():

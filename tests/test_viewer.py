@@ -201,7 +201,7 @@ def test_show_exits_as_solve_does_for_a_deal_without_a_solution(tmp_path: Path,
     (["164"], "Missing option '--html'"),
     (["--html", "{tmp}/x.html"], "give a deal NUMBER or --board-file"),
     (["164", "--solution-file", "{tmp}/bad.sol", "--timeout", "5", "--html", "{tmp}/x.html"],
-     "--timeout limit the search for a solution"),
+     "--timeout limits the search for a solution"),
 ])
 def test_bad_input_is_one_error_line_and_no_page(args: List[str], words: str, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture) -> None:
