@@ -90,6 +90,13 @@ def wait_for(condition: Callable[[], bool], proc: Optional[subprocess.Popen] = N
 DATA_COLUMNS = [c for c in store.SCHEMA.names if c != "elapsed_ms"]
 
 
+def leftovers(path: Path) -> list:
+    """Temporary files anywhere under ``path`` (a hidden name with ``.tmp`` in it, as the store
+    and output.whole_file name theirs), found without the store's own helper, so that a
+    cleanup that misses a place cannot hide it from the test that checks the cleanup."""
+    return sorted(p for p in Path(path).rglob(".*") if p.is_file() and ".tmp" in p.name)
+
+
 def data(out: Path) -> Any:
     """The dataset without timings, for byte-for-byte comparisons."""
     return store.read(out).select(DATA_COLUMNS)

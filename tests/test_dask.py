@@ -28,7 +28,7 @@ from fcsurvey.limits import Limits
 from fcsurvey.survey import Survey
 from fcsurvey.task import CRASH_DEAL_ENV
 
-from conftest import FAKE_SOLVER, cli, data, fake_env, fcsurvey, wait_for
+from conftest import FAKE_SOLVER, cli, data, fake_env, fcsurvey, leftovers, wait_for
 
 STALL_MARKER_ENV = "FCSURVEY_TEST_STALL_MARKER"
 STALL_DEAL = 120
@@ -92,7 +92,7 @@ def test_a_local_dask_cluster_gives_the_local_pools_dataset(distributed, tmp_pat
     assert stdout.startswith("Surveyed 2,000 deals in ")
     assert "fcsurvey.task: deal 2000: solved" in log.read_text()  # forwarded by the workers
     assert data(out).equals(local_2000)
-    assert store.temp_files(out) == []
+    assert leftovers(out) == []
     assert not store.check(out).repaired  # the client logged every file its workers wrote
 
 

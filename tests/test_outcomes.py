@@ -21,7 +21,7 @@ from fcsurvey.store import Dataset
 from fcsurvey.survey import SOLVER_ENV
 from fcsurvey.task import CRASH_DEAL_ENV
 
-from conftest import DATA_COLUMNS, FAKE_SOLVER, RESULTS, cli
+from conftest import DATA_COLUMNS, FAKE_SOLVER, RESULTS, cli, leftovers
 
 SHIPPED = RESULTS / "freecell_1-32000"
 
@@ -49,7 +49,7 @@ def test_error_is_exit_1_and_the_same_command_retries_it_in_place(capsys, tmp_pa
     table = store.read(tmp_path)
     assert table["deal"].to_pylist() == list(range(50, 66))  # exactly one row a deal
     assert rows(tmp_path)[57]["status"] == "solved" and rows(tmp_path)[57]["error"] is None
-    assert store.chunk_files(tmp_path) == files and store.temp_files(tmp_path) == []
+    assert store.chunk_files(tmp_path) == files and leftovers(tmp_path) == []
     assert table.select(DATA_COLUMNS).filter(pc.not_equal(table["deal"], 57)).equals(before)
 
     assert cli(capsys, *survey)[:2] == (0, f"Nothing to do: all 16 deals are already in {tmp_path}.\n")

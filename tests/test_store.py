@@ -15,6 +15,8 @@ from fcsurvey.limits import Limits
 from fcsurvey.rules import PRESETS, preset
 from fcsurvey.store import MANIFEST, PROOFS, Dataset, StoreError
 
+from conftest import leftovers
+
 FREECELL = PRESETS["freecell"]
 
 
@@ -92,7 +94,7 @@ def test_failed_write_leaves_neither_temp_nor_chunk(ds, monkeypatch):
     monkeypatch.setattr(pq, "write_table", broken)
     with pytest.raises(StoreError, match="disk full"):
         ds.write_chunk([row(1)], run_started=0.0)
-    assert store.chunk_files(ds.path) == [] and store.temp_files(ds.path) == []
+    assert store.chunk_files(ds.path) == [] and leftovers(ds.path) == []
     assert (ds.path / store.CHUNK_LOG).read_bytes() == b""
 
 
@@ -161,10 +163,15 @@ def test_chunks_without_manifest_are_refused(ds):
 
 
 def test_open_removes_temp_files_of_a_killed_run(ds):
+    ds.write_chunk([row(1)], 0.0)
     ds.close()
-    (ds.path / ".deals-0000000001-0000000500.parquet.tmp").write_bytes(b"partial")
-    Dataset.open(ds.path, FREECELL, Limits(), DealSet([(1, 1)])).close()
-    assert store.temp_files(ds.path) == []
+    (partition,) = [p for p in ds.path.iterdir() if p.is_dir()]  # where chunks are written
+    planted = [ds.path / ".manifest-probe.tmp", partition / ".deals-0000000002-0000000500.parquet.tmp"]
+    for temp in planted:
+        temp.write_bytes(b"partial")
+    assert leftovers(ds.path) == sorted(planted)
+    Dataset.open(ds.path, FREECELL, Limits(), DealSet([(1, 2)])).close()
+    assert leftovers(ds.path) == []
 
 
 def test_one_writer_at_a_time(ds):

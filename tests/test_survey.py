@@ -21,7 +21,7 @@ from fcsurvey.summary import summarize, summary_text
 from fcsurvey.survey import Survey, SurveyError, default_out, plan_chunks
 from fcsurvey.task import CRASH_DEAL_ENV
 
-from conftest import FAKE_SOLVER, data
+from conftest import FAKE_SOLVER, data, leftovers
 
 
 def run(deals, out, **kwargs):
@@ -144,7 +144,7 @@ def test_a_dying_worker_costs_only_its_deal(tmp_path, reference, monkeypatch):
     assert report.counts == {"solved": 199, "error": 1}
     others = data(tmp_path).filter(pc.not_equal(table["deal"], 123))
     assert others.equals(reference.filter(pc.not_equal(reference["deal"], 123)))
-    assert store.temp_files(tmp_path) == []
+    assert leftovers(tmp_path) == []
 
 
 def test_a_solver_exception_is_an_error_row(tmp_path):

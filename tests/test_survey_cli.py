@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fcsurvey import console, store
-from conftest import cli, fake_env, fcsurvey, golden_states, wait_for
+from conftest import cli, fake_env, fcsurvey, golden_states, leftovers, wait_for
 
 
 def children(pid):
@@ -129,7 +129,7 @@ def test_sigkilled_survey_resumes_to_one_row_per_deal(tmp_path):
     assert rerun.returncode == 0, stderr
     assert f"({kept:,} already done)" in stderr
     assert store.read(out)["deal"].to_pylist() == list(range(1, 3001))
-    assert store.temp_files(out) == []
+    assert leftovers(out) == []
 
 
 def test_ctrl_c_stops_quickly_keeps_chunks_and_says_how_to_resume(tmp_path):
@@ -145,7 +145,7 @@ def test_ctrl_c_stops_quickly_keeps_chunks_and_says_how_to_resume(tmp_path):
     assert "finished chunks are kept in" in stderr and "Run the same command again to resume." in stderr
     assert stderr.rstrip().endswith("Interrupted.")
     wait_for(lambda: not any(alive(pid) for pid in workers), timeout=5)
-    assert store.temp_files(out) == []
+    assert leftovers(out) == []
     assert 200 <= len(store.read(out)) < 3000
 
 

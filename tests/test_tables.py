@@ -276,6 +276,12 @@ def test_the_passes_make_the_table_of_their_solves(tmp_path, monkeypatch, capsys
     assert [n for n, status in verdicts.items() if status == UNKNOWN] == [9]
     listed = gzip.decompress((tmp_path / "lists" / "unsolvable-2cells-1-60.txt.gz").read_bytes()).decode()
     assert listed == "".join(f"{n}\n" for n, status in verdicts.items() if status == UNSOLVABLE)
+    # And by the published fewest cells (results/ms-freecell-1-32000), not the solver: every deal
+    # the table holds is winnable with 2 cells, every one listed is not, and 9 is the one left.
+    fewest = {r["deal"]: r["min_cells"] for r in read(MIN_CELLS, ["deal", "min_cells"]).to_pylist()
+              if r["deal"] <= 60}
+    assert set(table) | {9} == {n for n, cells in fewest.items() if cells <= 2}
+    assert [int(n) for n in listed.split()] == sorted(n for n, cells in fewest.items() if cells > 2)
     passes = [tmp_path / "runs" / f"tables-2cells-{p}" for p in ("pass1", "pass2")]
     assert table.to_bytes() == union(*(WinnableTable(bitmap(p)) for p in passes)).to_bytes()
     assert json.loads((passes[1] / "_fcsurvey.json").read_text())["limits"]["searches_only"] is True
