@@ -5,13 +5,18 @@ say exactly what the datasets say."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+
 import pytest
 
 from fcsurvey import known, store
 from fcsurvey.deals import deal
+from fcsurvey.limits import Limits
 from fcsurvey.replay import validate
 from fcsurvey.rules import preset
 from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
+from fcsurvey.solver import solve
 
 from conftest import RESULTS, run_cli
 
@@ -63,3 +68,43 @@ def test_a_solved_intractable_replays_in_fcsurvey_check(tmp_path):
     result = run_cli("check", "1350656701", "--cells", "3", "--solution-file", solution)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("valid: ")
+
+
+# --- the whole lists in passes: scripts/run_intractables.py ---------------------------------
+
+def load_intractables_script():
+    path = RESULTS.parent / "scripts" / "run_intractables.py"
+    if "run_intractables" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("run_intractables", path)
+        sys.modules["run_intractables"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["run_intractables"])
+    return sys.modules["run_intractables"]
+
+
+@pytest.mark.parametrize("cells", sorted(SAMPLES))
+def test_pass_1_is_the_searches_of_the_lists_first_deals_and_resumes(tmp_path, capsys, cells):
+    """Pass 1 over a list's first 6 deals gives each the verdict of its own solve at the pass's
+    limits (its wins replayed as every solve's are), in one file a block of deal numbers,
+    and run again has nothing to do."""
+    script = load_intractables_script()
+    base = ["--cells", str(cells), "--sample", "6", "--runs", str(tmp_path)]
+    assert script.main(["pass1", *base, "--workers", "1"]) == 0
+    out = tmp_path / f"intractables-{cells}cells-pass1"
+    rows = store.read(out, columns=["deal", "status", "states", "solution"]).to_pylist()
+    first = script.LISTS[cells].numbers()[:6]
+    assert [r["deal"] for r in rows] == list(first)
+    assert first[0] == known.RECORD_HOLES[cells]  # the record's hole leads either list
+    rules = preset("freecell", cells=cells)
+    limits = Limits(max_states=script.PASS1_MAX_STATES, searches_only=True)
+    for r in rows:
+        again = solve(r["deal"], rules, limits)
+        assert (r["status"], r["states"], r["solution"]) == (again.status, again.states, None), r["deal"]
+    assert {r["status"] for r in rows} <= {SOLVED, UNKNOWN}  # 100,000 positions prove none lost
+    blocks = {(n - 1) // store.BLOCK_DEALS for n in first}
+    assert len(store.chunk_files(out)) == len(blocks)
+    capsys.readouterr()
+    assert script.main(["pass1", *base, "--workers", "1"]) == 0
+    assert script.main(["status", *base]) == 0
+    printed = capsys.readouterr().out
+    assert f"{out}: 6 of 6 deals: " in printed
+
