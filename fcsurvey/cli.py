@@ -52,13 +52,19 @@ BAD_INPUT_ERRORS = (DealError, RulesError, SurveyError, StoreError, NotationErro
                     ExecutorError, ReportError, ConsoleError, ExploreError, HintError, ViewerError)
 
 
+def looks_like_option(word: str) -> bool:
+    """Whether a word that reached a deal NUMBER argument is an option, not a (negative)
+    number: the commands taking one let '-5' through to be refused as a deal number."""
+    return word.startswith("-") and not word.lstrip("-").strip().isdigit()
+
+
 class DealNumber(click.ParamType):
     """A deal number 1..8,589,934,591, rejected with the library's message."""
 
     name = "DEAL"
 
     def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> int:
-        if isinstance(value, str) and value.startswith("-") and not value.lstrip("-").strip().isdigit():
+        if isinstance(value, str) and looks_like_option(value):
             raise click.NoSuchOption(value, ctx=ctx)  # an option NumberCommand let through, not a number
         try:
             return check_deal_number(value)
@@ -236,7 +242,7 @@ class NumberCommand(click.Command):
     def parse_args(self, ctx: click.Context, args: List[str]) -> List[str]:
         rest = super().parse_args(ctx, args)
         if ctx.args:
-            options = [word for word in ctx.args if word.startswith("-") and not word.lstrip("-").strip().isdigit()]
+            options = [word for word in ctx.args if looks_like_option(word)]
             if options:
                 raise click.NoSuchOption(options[0], ctx=ctx)
             raise click.UsageError(f"Got unexpected extra argument{'s' if len(ctx.args) > 1 else ''} "
