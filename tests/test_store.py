@@ -133,6 +133,15 @@ def test_manifest_records_rules_limits_and_the_union_of_requests(tmp_path):
     assert manifest["rules"] == FREECELL.to_dict()
     assert manifest["limits"] == {"max_states": 5000, "timeout": 2.5}
     assert manifest["requested"] == [[1, 10], [20, 30]]
+    lines = (tmp_path / MANIFEST).read_text().splitlines()
+    assert lines[-5:] == [' "requested": [', '  [1, 10],', '  [20, 30]', ' ]', '}']  # a line a range
+
+
+def test_a_scattered_request_costs_a_line_a_deal(tmp_path):
+    deals = DealSet((d, d) for d in range(1_000_000_000, 1_000_020_000, 2))
+    Dataset.open(tmp_path, FREECELL, Limits(), deals).close()
+    assert store.read_manifest(tmp_path)["requested"] == [list(r) for r in deals.ranges]
+    assert (tmp_path / MANIFEST).stat().st_size < 1000 + 28 * len(deals)  # indented numbers took 56
 
 
 @pytest.mark.parametrize("rules, limits, field", [
