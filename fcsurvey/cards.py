@@ -9,6 +9,9 @@ translation table.  The C core stores ``card + 1`` so that 0 can mean "empty".
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Optional, Sequence
+
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
@@ -56,3 +59,20 @@ def parse_card(text: str) -> int:
     if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
         raise ValueError(f"not a card: {text!r}")
     return make_card(RANKS.index(t[0]) + 1, SUITS.index(t[1]))
+
+
+def deck_problem(cards: Sequence[int], place: str) -> Optional[str]:
+    """What keeps ``cards`` from being the deck, every one of the 52 cards once, or None:
+    the card that appears more than once, else those missing (``place`` says where the cards
+    were counted).  A position's foundations stand for the cards below their tops, so a
+    position that is not a deck would be solved as some other game."""
+    counts = Counter(cards)
+    repeated = next((card for card in cards if counts[card] > 1), None)
+    if repeated is not None:
+        times = "twice" if counts[repeated] == 2 else f"{counts[repeated]} times"
+        return f"card {card_text(repeated)} appears {times}"
+    missing = [card_text(card) for card in range(DECK_SIZE) if card not in counts]
+    if missing:
+        verb = "is" if len(missing) == 1 else "are"
+        return f"{len(cards)} cards {place}; {', '.join(missing)} {verb} missing"
+    return None

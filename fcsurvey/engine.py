@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Optional
 
-from .cards import DIAMONDS, HEARTS, KING, SUITS, card_text, is_red, make_card, rank, suit
+from .cards import DECK_SIZE, DIAMONDS, HEARTS, KING, SUITS, card_text, deck_problem, is_red, make_card, rank, suit
 from .rules import Rules
 
 if TYPE_CHECKING:
@@ -77,6 +77,21 @@ class Position:
     def is_won(self) -> bool:
         """All 52 cards are on the foundations."""
         return all(home == KING for home in self.foundations)
+
+    def deck_problem(self) -> Optional[str]:
+        """What keeps this from being a position of one deck, or None: a card that is not one
+        of the 52, a foundation count outside 0-13, a card twice or one missing (the cards
+        below each foundation's top count as there).  The solver reads the foundations as the
+        cards the columns and cells lack, so it would solve such a position as another game."""
+        if len(self.foundations) != len(SUITS) or any(
+                not isinstance(home, int) or not 0 <= home <= KING for home in self.foundations):
+            return f"the foundations must be {len(SUITS)} counts from 0 to {KING}, got {self.foundations!r}"
+        cards = [card for column in self.columns for card in column] + [card for card in self.cells if card is not None]
+        stray = next((card for card in cards if not isinstance(card, int) or not 0 <= card < DECK_SIZE), None)
+        if stray is not None:
+            return f"{stray!r} is not a card (cards are 0-{DECK_SIZE - 1})"
+        homes = [make_card(r, s) for s, top in enumerate(self.foundations) for r in range(1, top + 1)]
+        return deck_problem(cards + homes, "in the position")
 
     def card_count(self) -> int:
         """Cards on the columns, in the cells and on the foundations."""

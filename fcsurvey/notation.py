@@ -23,10 +23,9 @@ letter and the destination: ``hS3``, ``hSa``.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
-from .cards import CLUBS, DECK_SIZE, DIAMONDS, HEARTS, RANKS, SPADES, SUITS, card_text, make_card, parse_card, suit
+from .cards import CLUBS, DIAMONDS, HEARTS, RANKS, SPADES, SUITS, card_text, deck_problem, make_card, parse_card, suit
 from .engine import (CELL, COLUMN, FOUNDATION, IllegalMove, Location, Move, Position, apply, can_build,
                      moving_card, movable_run, top_card)
 from .rules import Rules
@@ -267,12 +266,6 @@ def _parse_foundations(text: str, number: int) -> list[int]:
 
 def _check_deck(cards: list[int]) -> None:
     """Every one of the 52 cards exactly once."""
-    counts = Counter(cards)
-    repeated = next((card for card in cards if counts[card] > 1), None)
-    if repeated is not None:
-        times = "twice" if counts[repeated] == 2 else f"{counts[repeated]} times"
-        raise NotationError(f"card {card_text(repeated)} appears {times}")
-    missing = [card_text(card) for card in range(DECK_SIZE) if card not in counts]
-    if missing:
-        verb = "is" if len(missing) == 1 else "are"
-        raise NotationError(f"{len(cards)} cards on the board; {', '.join(missing)} {verb} missing")
+    problem = deck_problem(cards, "on the board")
+    if problem is not None:
+        raise NotationError(problem)

@@ -259,7 +259,21 @@ def solve_position(position: Position, rules: Rules = PRESETS["freecell"], limit
     changes (``on_threads`` hears each new number): it stops at a checkpoint, in
     ``checkpoints`` or else a temporary directory, and is resumed on the number offered,
     with the counts and verdict it would have had; ``elapsed_s`` covers every stretch.
+
+    A position that is not one deck (:meth:`Position.deck_problem`) is a SolverError.
     """
+    problem = position.deck_problem()
+    if problem is not None:
+        raise SolverError(problem)
+    return _solve_dealt(position, rules, limits, replay, checkpoints, checkpoint, checkpoint_every,
+                        phases, threads, offer, on_threads)
+
+
+def _solve_dealt(position: Position, rules: Rules, limits: Limits, replay: bool, checkpoints: Optional[Path],
+                 checkpoint: Optional[Path], checkpoint_every: float, phases: Sequence[str], threads: int,
+                 offer: Optional[Union[str, Path]], on_threads: Optional[Callable[[int], None]]) -> Result:
+    """:func:`solve_position` of a position known to hold one deck: a deal's layout or a
+    parsed board (the hot path of a survey skips the check)."""
     if isinstance(phases, str) or not phases or not set(phases) <= set(PHASES):
         raise SolverError(f"phases must be some of {', '.join(PHASES)}, got {phases!r}")
     if limits.searches_only:
@@ -340,12 +354,12 @@ def solve(deal: Union[int, Deal], rules: Rules = PRESETS["freecell"], limits: Li
           on_threads: Optional[Callable[[int], None]] = None) -> Result:
     """Solve a deal number (dealt under ``rules``) or an already dealt layout."""
     layout = deal if isinstance(deal, Deal) else make_deal(deal, rules)
-    return solve_position(Position.from_deal(layout), rules, limits, replay=replay, checkpoints=checkpoints,
-                          checkpoint=checkpoint, checkpoint_every=checkpoint_every, phases=phases, threads=threads,
-                          offer=offer, on_threads=on_threads)
+    return _solve_dealt(Position.from_deal(layout), rules, limits, replay, checkpoints, checkpoint,
+                        checkpoint_every, phases, threads, offer, on_threads)
 
 
 def solve_board(text: str, rules: Rules = PRESETS["freecell"], limits: Limits = Limits(),
                 *, replay: bool = True) -> Result:
     """Solve a position given as fc-solve/PySol board text (see notation.py)."""
-    return solve_position(parse_board(text, rules), rules, limits, replay=replay)
+    return _solve_dealt(parse_board(text, rules), rules, limits, replay, None, None, CHECKPOINT_EVERY_S,
+                        PHASES, 1, None, None)
