@@ -217,8 +217,9 @@ int greedy_search(fcs_search *s, const fcs_pos *root, int orders, uint32_t budge
         if ((outcome = push_children(s, &terms, idx, runs, res)) >= 0)
             return outcome;
     }
-    /* Every position reached: a proof, unless eager autoplay cut corners. */
-    if (s->home_mode != HOME_SAFE)
+    /* Every position reached: a proof, unless eager autoplay or a narrowed move set
+       (the greedy flags, position.h) cut corners. */
+    if (s->home_mode != HOME_SAFE || s->moves != 0)
         return PHASE_GAVE_UP;
     res->status = FCS_UNSOLVABLE;
     return PHASE_DONE;

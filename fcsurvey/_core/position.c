@@ -30,16 +30,18 @@ int fcs_capacity(const fcs_rules *r, const fcs_pos *p, int dest_empty)
     return capacity(r, fcs_empty_cells(r, p), fcs_empty_columns(r, p), dest_empty);
 }
 
-/* Safe autoplay.  A card X of rank r is only ever useful off the foundation
-   as a place to park the rank r-1 cards that build on it.  If every such
-   card is home and can never need to come back down, X is a pure obstacle
-   and sending it home loses nothing (any solution stays a solution with X's
-   moves deleted, so it is no longer).  Aces and twos are always safe: the
-   only cards that could go on them are aces, and an ace can always go home
-   directly instead.  With same-suit building the only card that builds on X
-   is its own predecessor, already home.  Without foundation return home cards
-   never come back; with it, a home card Y of rank r-1 would only come down to
-   hold the rank r-2 cards that build on Y, so those must be home too.
+/* Safe autoplay.  Let K be the cards that could ever lie above a card X of
+   rank r: those that build on X, those that build on them, and so on.  When
+   every card of K is home, sending X home loses nothing: delete from any win
+   every move of X and of K's cards (with foundation return, their trips down
+   and back too); every other card's sources, targets and foundation tops are
+   as the win had them and the free space is no less, so the edited line wins
+   and is no longer (docs/solver.md gives the argument in full).  With
+   foundation return K is closed: opposite-colour r-1, same-colour r-2, ...
+   (any suit: every rank below r).  Without it a home card never comes back,
+   so the cards that build on X directly are enough.  Aces and twos are always
+   safe: only aces could go on them, and an ace can always go home directly.
+   With same-suit building only X's own predecessor builds on X, home already.
 
    Alternate colours without foundation return have a second case: both
    opposite-colour foundations hold r-2 and the other same-colour one r-3.
