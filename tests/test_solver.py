@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from fcsurvey import engine
@@ -20,11 +20,11 @@ from fcsurvey.notation import format_board
 from fcsurvey.replay import validate, walk
 from fcsurvey.rules import PRESETS, preset
 from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
-from fcsurvey.solver import (PROOF, SEARCH, SolverError, checkpoint_path, core_rules, solve, solve_board,
-                             solve_position)
+from fcsurvey.solver import (MAX_DEALT_COLUMN, PROOF, SEARCH, SolverError, checkpoint_path, core_rules, solve,
+                             solve_board, solve_position)
 
-from conftest import (NEED_FOUR, NEED_NONE, SEARCH_PHASES, THE_EIGHT, golden_expanded, golden_phases, golden_states,
-                      kill_mid_proof, phase_states)
+from conftest import (NEED_FOUR, NEED_NONE, RULE_SETS, SEARCH_PHASES, THE_EIGHT, golden_expanded, golden_phases,
+                      golden_states, kill_mid_proof, phase_states, positions)
 
 KIND = {COLUMN: 0, CELL: 1, engine.FOUNDATION: 2}
 
@@ -406,6 +406,18 @@ def test_core_moves_equal_the_engine_moves(variant, foundation_return, number, s
         pos = engine.apply(pos, moves[data.draw(st.integers(0, len(moves) - 1))], rules)
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(rules=RULE_SETS, data=st.data())
+def test_core_moves_equal_the_engine_moves_under_any_rules(rules, data):
+    """Beyond the presets: any-suit building, single cards only, empty columns that take
+    nothing, 0 to 10 cells, 4 to 10 columns, with foundation return on and off."""
+    pos = data.draw(positions(rules))
+    assume(max(map(len, pos.columns)) <= MAX_DEALT_COLUMN)
+    for single_only in (True, False):
+        assert normalized(core_moves(pos, rules, single_only), pos) == \
+            normalized(engine_moves(pos, rules, single_only), pos)
+
+
 def greedy_leaves_out(move, pos, rules):
     """The moves the greedy move set (FCS_MOVES_GREEDY) leaves out, all from a column: taking a card built
     on the card below it, anywhere but to an empty column; while a cell is free and runs
@@ -473,6 +485,14 @@ def test_core_autoplay_rule_equals_the_engine(variant, foundation_return, founda
                    foundations=tuple(foundations))
     assert _fccore.safe_home(core_rules(rules), foundations, card) == \
         engine.is_safe_autoplay(pos, rules, card)
+
+
+@given(rules=RULE_SETS, foundations=st.lists(st.integers(0, 12), min_size=4, max_size=4), suit=st.integers(0, 3))
+def test_core_autoplay_rule_equals_the_engine_under_any_rules(rules, foundations, suit):
+    card = foundations[suit] * 4 + suit
+    pos = Position(columns=((card,),) + ((),) * (rules.columns - 1), cells=(None,) * rules.cells,
+                   foundations=tuple(foundations))
+    assert _fccore.safe_home(core_rules(rules), foundations, card) == engine.is_safe_autoplay(pos, rules, card)
 
 
 def proof_layer(pos, rules):
