@@ -46,6 +46,9 @@ TABLE_CELLS = (4, 3, 2, 1)
 SCRIPT = RESULTS.parent / "scripts" / "run_tables.py"
 #: The fewest cells of deals 1-32,000, each proved both ways (the published record agrees).
 MIN_CELLS = RESULTS / "ms-freecell-1-32000"
+#: Deals of 1-32,000 winnable with so many cells that a table leaves out, undecided by its
+#: passes (of 31,999, 31,801, 25,381 and 6,289 winnable; docs/game-makers.md).
+WINNABLE_LEFT_OUT = {4: 0, 3: 0, 2: 8, 1: 34}
 
 
 def load_script():
@@ -212,7 +215,7 @@ def test_each_shipped_table_agrees_with_the_fewest_cells_of_deals_1_to_32000(cel
     winnable = {n for n, least in fewest.items() if least is not None and least <= cells}
     vouched = {n for n in table if n <= 32_000}
     assert vouched <= winnable and not proved & winnable and not proved & set(table)
-    assert len(vouched) / len(winnable) > 0.995  # about 0.1% left undecided with 1 and 2 cells
+    assert len(winnable - vouched) == WINNABLE_LEFT_OUT[cells]
     assert len(table.to_bytes()) == 125_000
 
 
