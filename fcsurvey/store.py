@@ -16,6 +16,11 @@ delta-encoded and the timings byte-split, so a file costs about 6.5 bytes a deal
 solutions.  Datasets made before (no ``layout``) keep every file at the top, and stay
 readable and resumable as they are.
 
+Every page of a chunk file carries a CRC-32 of its bytes, checked whenever it is read:
+zstd does not notice a flipped bit in an integer column, so without it a damaged disk
+block could turn a ``solved`` deal ``unsolvable`` and be read back as a verdict.  Files
+written before the checksums have none; their pages are read unchecked.
+
 What is done is known without opening a file: the survey appends one fsynced line per
 finished chunk file to the chunk log (``_fcsurvey.log``, beside the manifest).  Resuming
 reads it and lists the directories; only a file the log does not name, or names with
@@ -60,6 +65,9 @@ PROOFS = ".proofs"
 CHUNK_NAME = "deals-{first:010d}-{last:010d}.parquet"
 CHUNK_PATTERN = re.compile(r"deals-(\d{10})-(\d{10})\.parquet")
 COMPRESSION = "zstd"
+#: Readers and writers of chunk files: a checksum on every page, written and checked.
+WRITE_OPTIONS = {"write_page_checksum": True}
+READ_OPTIONS = {"page_checksum_verification": True}
 #: The partition directories of a dataset with a layout: ``block=0000`` holds deals 1 to
 #: BLOCK_DEALS, ``block=0001`` the next BLOCK_DEALS, ... (859 for the whole numbering).
 PARTITION = "block"
@@ -157,6 +165,15 @@ def _listing(path: Path) -> List[Tuple[str, os.DirEntry]]:
     return sorted(found, key=lambda named: named[1].name)
 
 
+def _stat(entry: os.DirEntry) -> Optional[os.stat_result]:
+    """The status of a listed file, or ``None`` where it cannot be had (a symbolic link to
+    nothing): such a file is opened as one the log does not know, and named as unreadable."""
+    try:
+        return entry.stat()
+    except OSError:
+        return None
+
+
 def chunk_files(path: Path) -> List[Path]:
     """The dataset's finished chunk files, in deal order."""
     return [Path(path) / name for name, _ in _listing(Path(path))]
@@ -220,6 +237,15 @@ def _manifest_problem(manifest: Mapping[str, Any]) -> Optional[str]:
                               ("limits", dict, "an object"), ("requested", list, "an array")):
         if not isinstance(manifest.get(key), kind):
             return f"its {key!r} is missing or not {called}"
+    for key, kinds, called in (("difficulty", (bool,), "true or false"), ("solutions", (bool, type(None)), "true, false or null"),
+                               ("core_build", (str,), "a string")):
+        if key in manifest and not isinstance(manifest[key], kinds):
+            return f"its {key!r} is {json.dumps(manifest[key])}, not {called}"
+    shape = manifest.get("layout")
+    if shape is not None and not (isinstance(shape, dict) and shape.get("partition") == PARTITION
+                                  and shape.get("block_deals") == BLOCK_DEALS):
+        return (f"its 'layout' is {json.dumps(shape)}, not one this fcsurvey writes (partition "
+                f"{PARTITION!r} of {BLOCK_DEALS} deals a block, or none)")
     for r in manifest["requested"]:
         if not (isinstance(r, list) and len(r) == 2 and all(type(n) is int for n in r)
                 and MIN_DEAL <= r[0] <= r[1] <= MAX_DEAL):
@@ -314,7 +340,7 @@ class _Chunks:
         """Chunk file ``f``, checked.  Whatever cannot be read in it, footer or data, is a
         StoreError naming it."""
         try:
-            with pq.ParquetFile(f) as parquet:
+            with pq.ParquetFile(f, **READ_OPTIONS) as parquet:
                 schema = parquet.schema_arrow
                 key = (tuple(sorted((k, v) for k, v in (schema.metadata or {}).items() if k != META_RUN.encode())),
                        schema.remove_metadata())
@@ -492,7 +518,7 @@ def _stored_solutions(path: Path) -> Optional[bool]:
     solved deal tells."""
     for f in chunk_files(path):
         try:
-            table = pq.read_table(f, columns=["status", "solution"])
+            table = pq.read_table(f, columns=["status", "solution"], **READ_OPTIONS)
         except (OSError, pa.ArrowException) as exc:
             raise _unreadable(f, exc) from None
         if table["solution"].null_count < len(table):
@@ -525,8 +551,10 @@ def manifest_text(manifest: Dict[str, Any]) -> str:
 
 
 def _write_atomically(final: Path, write: Any) -> None:
-    """Call ``write(file)`` on a temp file beside ``final``, fsync it, rename it into place."""
-    temp = final.with_name(f"{TEMP_PREFIX}{final.name}{TEMP_SUFFIX}")
+    """Call ``write(file)`` on a temp file beside ``final``, fsync it, rename it into place.
+    The temp file's name holds the process id: two processes writing the same chunk (a Dask
+    task run again while its first try still writes) never write into one file."""
+    temp = final.with_name(f"{TEMP_PREFIX}{final.name}.{os.getpid()}{TEMP_SUFFIX}")
     try:
         with open(temp, "wb") as f:
             write(f)
@@ -544,7 +572,8 @@ def _write_table(final: Path, table: pa.Table) -> None:
     encodings = {column: kind for column, kind in ENCODINGS.items() if column in table.column_names}
     _write_atomically(final, lambda f: pq.write_table(
         table, f, compression=COMPRESSION, row_group_size=ROW_GROUP_ROWS,
-        use_dictionary=[c for c in table.column_names if c not in encodings], column_encoding=encodings))
+        use_dictionary=[c for c in table.column_names if c not in encodings], column_encoding=encodings,
+        **WRITE_OPTIONS))
 
 
 def fill_later_column(path: Path, column: str, values: Mapping[int, Any]) -> int:
@@ -668,14 +697,18 @@ def read_log(path: Path) -> Optional[Tuple[Dict[str, ChunkEntry], bool]]:
     return entries, torn
 
 
-def _examine(root: Path, f: Path, chunks: "_Chunks", manifest: Mapping[str, Any]) -> ChunkEntry:
+def _examine(root: Path, f: Path, chunks: "_Chunks", manifest: Mapping[str, Any],
+             whole: bool = False) -> ChunkEntry:
     """The entry of chunk file ``f``, read from the file itself, once it is checked as
     :func:`read` checks it.  A file whose footer says it holds B - A + 1 rows from deal A
     to deal B holds A..B; only other files (from comma lists or gap-filling reruns) need
-    their deal column read."""
+    their deal column read.  ``whole`` reads every column too, so that every page's
+    checksum is checked, not only those of the columns the entry needs."""
     with chunks.open(f) as parquet:
         span = _deal_span(parquet)
         _check_named(root, f, span, manifest)
+        if whole:
+            parquet.read()
         if span is not None and parquet.metadata.num_rows == span[1] - span[0] + 1:
             deals = DealSet([span])
             statuses = parquet.read(columns=["status"])["status"]
@@ -825,7 +858,7 @@ class Dataset:
         chunks = _Chunks(self.manifest)
         for name, entry in _listing(self.path):
             known = logged.get(name)
-            if known is not None and known.describes(entry.stat()):
+            if known is not None and _stat(entry) is not None and known.describes(_stat(entry)):
                 self._entries[name] = known
             else:
                 self._entries[name] = _examine(self.path, self.path / name, chunks, self.manifest)
@@ -866,7 +899,7 @@ class Dataset:
         for name in sorted(n for n, e in self._entries.items() if e.counts.get(status)):
             f = self.path / name
             try:
-                rows = pq.read_table(f, columns=["deal", "status"])
+                rows = pq.read_table(f, columns=["deal", "status"], **READ_OPTIONS)
             except (OSError, pa.ArrowException) as exc:
                 raise _unreadable(f, exc) from None
             deals = rows.filter(pc.equal(rows["status"], status))["deal"].to_pylist()
@@ -894,7 +927,10 @@ class Dataset:
         reader, or a run killed meanwhile, sees the old file or the new one, never both and
         never a deal twice."""
         new = {r["deal"] for r in rows}
-        old = pq.read_table(path, schema=self.schema).to_pylist()
+        try:
+            old = pq.read_table(path, schema=self.schema, **READ_OPTIONS).to_pylist()
+        except (OSError, pa.ArrowException) as exc:
+            raise _unreadable(path, exc) from None
         held = [r["deal"] for r in old]
         stray = new - set(held)
         if stray:
@@ -987,7 +1023,7 @@ def check(path: Path, deals: Optional[DealSet] = None) -> CheckReport:
         for f in temps:
             f.unlink()
         chunks = _Chunks(manifest)
-        entries = {relative(path, f): _examine(path, f, chunks, manifest) for f in chunk_files(path)}
+        entries = {relative(path, f): _examine(path, f, chunks, manifest, whole=True) for f in chunk_files(path)}
         _check_disjoint([(path / name, e.deals) for name, e in entries.items()])
         logged, torn = read_log(path) or ({}, False)
         unlogged = sum(logged.get(name) != e for name, e in entries.items())

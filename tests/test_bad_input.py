@@ -429,6 +429,12 @@ def test_well_formed_scheduler_addresses_pass(address):
     (lambda m: {**m, "requested": [[0, 3]]}, "is damaged: its requested deals hold [0, 3], not a range"),
     (lambda m: {**m, "requested": [[1, 2 ** 40]]}, "not a range of deal numbers 1-8589934591"),
     (lambda m: {**m, "rules": 5}, "holds rules fcsurvey cannot play"),
+    (lambda m: {**m, "layout": 5}, "is damaged: its 'layout' is 5, not one this fcsurvey writes"),
+    (lambda m: {**m, "layout": {"partition": "block", "block_deals": 0}}, "its 'layout' is {\"partition\": \"block\", "
+                                                                       "\"block_deals\": 0}, not one"),
+    (lambda m: {**m, "core_build": 7}, "is damaged: its 'core_build' is 7, not a string"),
+    (lambda m: {**m, "difficulty": "yes"}, "is damaged: its 'difficulty' is \"yes\", not true or false"),
+    (lambda m: {**m, "solutions": 3}, "is damaged: its 'solutions' is 3, not true, false or null"),
 ])
 @pytest.mark.parametrize("command", [["summary", "PATH"], ["export", "PATH"], ["survey", "1-3", "--out", "PATH"],
                                      ["survey", "--check", "--out", "PATH"], ["verify", "--dataset", "PATH", "--plan"]])

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -92,7 +93,15 @@ def damaged_rows(made, d):
     (d / SECOND).write_bytes(bytes(data))
 
 
-DOCTORS = [foreign, overlapping, renamed, truncated, garbage]
+def dangling(made, d):
+    """The second chunk replaced by a symbolic link to nothing (a merge from a moved disk)."""
+    (d / SECOND).unlink()
+    (d / SECOND).symlink_to(d / "gone.parquet")
+    return (f"chunk file {d / SECOND} is unreadable (Failed to open local file '{d / SECOND}'. Detail: "
+            f"[errno 2] No such file or directory); {REPAIR}")
+
+
+DOCTORS = [foreign, overlapping, renamed, truncated, garbage, dangling]
 
 
 def readers(d, tmp_path):
@@ -228,3 +237,52 @@ def test_the_schema_and_the_store_load_neither_the_c_core_nor_pyarrow_needlessly
     probe = ("import sys, fcsurvey.schema; assert 'pyarrow' not in sys.modules; "
              "import fcsurvey.store; assert 'fcsurvey._core' not in sys.modules; print('ok')")
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout == "ok\n"
+
+
+# --- a flipped bit is caught, not read as a verdict ---------------------------------------------
+
+def silent_flip(f: Path) -> int:
+    """The offset of a byte in the status column's pages of chunk file ``f`` whose lowest bit,
+    flipped, still reads as Parquet (checksums unchecked) but changes a deal's status: the
+    damage a bad disk block does unseen without page checksums."""
+    data, meta = f.read_bytes(), pq.read_metadata(f)
+    statuses = pq.read_table(f, columns=["status"])["status"].to_pylist()
+    column = meta.row_group(0).column(meta.schema.names.index("status"))
+    start = column.dictionary_page_offset or column.data_page_offset
+    for offset in range(start, start + column.total_compressed_size):
+        flipped = bytearray(data)
+        flipped[offset] ^= 1
+        try:
+            got = pq.read_table(pa.BufferReader(bytes(flipped)), columns=["status"])["status"].to_pylist()
+        except Exception:
+            continue
+        if got != statuses:
+            return offset
+    raise AssertionError(f"no silent flip in {f}")
+
+
+def test_a_flipped_bit_that_changes_a_status_is_refused_by_name(capsys, made, four, tmp_path):
+    """The offset is found by reading without checksums, so the test fails if the store
+    stops writing them or stops checking them."""
+    offset = silent_flip(four / SECOND)
+    data = bytearray((four / SECOND).read_bytes())
+    data[offset] ^= 1
+    (four / SECOND).write_bytes(bytes(data))
+    for command in (["summary", four], ["export", four, "--out", tmp_path / "list.json"],
+                    ["survey", "1-40", "--out", four, "--check"]):
+        code, out, err = cli(capsys, *command)
+        assert (code, out, err.count("\n")) == (2, "", 1), command
+        assert err.startswith(f"Error: chunk file {four / SECOND} is unreadable (") and err.endswith(f"; {REPAIR}\n")
+
+
+def test_check_reads_every_column(capsys, made, four):
+    """A flip in the solution column, which resuming never reads, is found by --check."""
+    f = four / SECOND
+    meta = pq.read_metadata(f)
+    column = meta.row_group(0).column(meta.schema.names.index("solution"))
+    start = column.dictionary_page_offset or column.data_page_offset
+    data = bytearray(f.read_bytes())
+    data[start + column.total_compressed_size - 1] ^= 1  # the last byte of its last page
+    f.write_bytes(bytes(data))
+    code, out, err = cli(capsys, "survey", "1-40", "--out", four, "--check")
+    assert (code, out) == (2, "") and err.startswith(f"Error: chunk file {f} is unreadable (")
