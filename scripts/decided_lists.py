@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 from fcsurvey import known, store
+from fcsurvey.output import whole_file
 from fcsurvey.schema import SOLVED, UNKNOWN, UNSOLVABLE
 
 LISTS = {3: known.INTRACTABLE_3_CELLS, 0: known.INTRACTABLE_0_CELLS}
@@ -62,7 +63,8 @@ def main() -> None:
     ]
     lines += [f"{deal} {status} {limit} {states} {seconds:.1f}"
               for deal, (status, limit, states, seconds) in sorted(rows.items())]
-    args.out.write_text("\n".join(lines) + "\n")
+    with whole_file(args.out) as f:
+        f.write("\n".join(lines) + "\n")
     print(f"wrote {args.out}: {len(rows)} deals")
 
 

@@ -50,10 +50,17 @@ def ask(job: Tuple[int, Rules, Limits]) -> Tuple[int, Answer]:
 
 
 def read_answers(path: Path) -> Dict[int, Answer]:
-    """The answers file's answers by deal (none if it does not exist yet)."""
+    """The answers file's answers by deal (none if it does not exist yet).  A last line
+    without its newline was torn by a kill mid-write: it is cut off the file, so that its
+    deal is asked again and the next answer is not appended onto it."""
     answers: Dict[int, Answer] = {}
     if path.exists():
-        for line in path.read_text().splitlines():
+        data = path.read_bytes()
+        whole = data[:data.rfind(b"\n") + 1]
+        if whole != data:
+            with open(path, "r+b") as f:
+                f.truncate(len(whole))
+        for line in whole.decode().splitlines():
             deal, answer, status, states, seconds, cpu = line.split("\t")
             answers[int(deal)] = (ANSWERS[answer], status, int(states), float(seconds), float(cpu))
     return answers

@@ -36,6 +36,7 @@ from typing import Dict, List, NoReturn, Optional, Sequence
 import pyarrow.parquet as pq
 
 from fcsurvey import known, store
+from fcsurvey.output import whole_file
 from fcsurvey.deals import deal as make_deal
 from fcsurvey.dealset import MAX_DEAL, DealSet
 from fcsurvey.explore import FOUNDATION_RETURN, returned_cards
@@ -75,7 +76,7 @@ def decided_rows(sources: Sequence[Path]) -> Dict[int, dict]:
         for f in store.chunk_files(source):
             meta = pq.read_metadata(f).metadata or {}
             build = meta.get(store.META_BUILD.encode(), b"").decode() or None
-            for row in pq.read_table(f, columns=list(KEPT)).to_pylist():
+            for row in pq.read_table(f, columns=list(KEPT), **store.READ_OPTIONS).to_pylist():
                 if row["status"] in (SOLVED, UNSOLVABLE) and row["deal"] not in rows:
                     rows[row["deal"]] = {**row, "build": build, "room": room}
     return rows
@@ -160,7 +161,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             findings.append(f"Finding: deal {number}'s solution brings no card back down from a foundation.")
     ship(rows, out)
     won = sorted(n for n, r in rows.items() if r["status"] == SOLVED)
-    args.list.write_text(list_header(wanted, len(won), args.below) + "".join(f"{n}\n" for n in won))
+    with whole_file(args.list) as f:
+        f.write(list_header(wanted, len(won), args.below) + "".join(f"{n}\n" for n in won))
     print(figures(rows, wanted, findings, args.below))
 
 
