@@ -294,7 +294,7 @@ def _solve_dealt(position: Position, rules: Rules, limits: Limits, replay: bool,
         tag = checkpoint_tag(position, rules)
         if os.path.lexists(checkpoint) and not _fccore.checkpoint_matches(str(checkpoint), tag):
             raise SolverError(f"{str(checkpoint)!r} is not a checkpoint of this solve (another deal, "
-                              "rules or build, or not a checkpoint): remove it or give another path")
+                              "rules or build, damaged, or not a checkpoint): remove it or give another path")
         saving = (str(checkpoint), tag, checkpoint_every)
     if saving[0] is None and (checkpoints is not None or offer is not None):
         with contextlib.ExitStack() as scratch:

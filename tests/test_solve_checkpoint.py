@@ -90,9 +90,23 @@ def test_a_file_that_is_no_checkpoint_is_refused(tmp_path):
     saved.write_text("not a proof\n")
     result = run_cli("solve", "27", "--cells", "1", "--checkpoint", saved)
     assert result.returncode == 2 and result.stderr == (
-        f"Error: {str(saved)!r} is not a checkpoint of this solve (another deal, rules or build, or not a "
-        "checkpoint): remove it or give another path\n")
+        f"Error: {str(saved)!r} is not a checkpoint of this solve (another deal, rules or build, damaged, or "
+        "not a checkpoint): remove it or give another path\n")
     assert saved.read_text() == "not a proof\n"
+
+
+def test_a_damaged_checkpoint_is_refused_and_kept(tmp_path, monkeypatch):
+    """One flipped bit in its keys: a key lost or changed would leave positions unvisited."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    saved = tmp_path / "1706.proof"
+    killed_cli_solve(saved)
+    data = bytearray(saved.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    saved.write_bytes(bytes(data))
+    result = run_cli(*SOLVE, "--checkpoint", saved)
+    assert result.returncode == 2 and "is not a checkpoint of this solve (another deal, rules or build, " \
+        "damaged, or not a checkpoint)" in result.stderr, result.stderr
+    assert saved.read_bytes() == bytes(data)
 
 
 def test_the_api_file_resumes_a_checkpoint_the_directory_api_saved(tmp_path, monkeypatch):

@@ -8,14 +8,17 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#define CHECKPOINT_MAGIC "FCSPROOF"
+#define CHECKPOINT_MAGIC "FCSPRF02" /* 02: with the CRC of what follows the header */
 #define CHECKPOINT_END 0xFFFFFFFFu
 #define CHECKPOINT_PATH_MAX 4096
+#define CHECKPOINT_READ 65536 /* bytes read at a time to check a checkpoint's CRC */
 
 typedef struct {
     char magic[8];
     uint8_t tag[FCS_CHECKPOINT_TAG];
     uint64_t bytes; /* the whole file's: a cut-off file is not taken */
+    uint32_t crc;   /* of the bytes after the header: a damaged file is not taken */
+    uint32_t unused;
     fcs_counts counts;
 } checkpoint_header;
 
@@ -28,13 +31,29 @@ static int header_of(int fd, const uint8_t *tag, checkpoint_header *h)
            h->bytes == (uint64_t)size;
 }
 
+/* Whether the bytes after the header have the header's CRC. */
+static int crc_holds(int fd, const checkpoint_header *h)
+{
+    uint8_t buf[CHECKPOINT_READ];
+    uint64_t at = sizeof(*h);
+    uint32_t crc = 0;
+    while (at < h->bytes) {
+        size_t n = h->bytes - at < sizeof(buf) ? (size_t)(h->bytes - at) : sizeof(buf);
+        if (!file_transfer(fd, buf, n, at, 0))
+            return 0;
+        crc = crc32_update(crc, buf, n);
+        at += n;
+    }
+    return crc == h->crc;
+}
+
 int checkpoint_matches(const char *path, const uint8_t *tag)
 {
     checkpoint_header h;
     int fd, ok;
     if (!path || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
         return 0;
-    ok = header_of(fd, tag, &h);
+    ok = header_of(fd, tag, &h) && crc_holds(fd, &h);
     close(fd);
     return ok;
 }
@@ -81,8 +100,8 @@ int checkpoint_save(const char *path, const uint8_t *tag, proof_store *const *sh
 {
     char tmp[CHECKPOINT_PATH_MAX];
     checkpoint_header h;
-    file_writer w = {-1, shards[0]->out, 0, 0};
-    uint32_t end = CHECKPOINT_END;
+    uint32_t crc = 0, end = CHECKPOINT_END;
+    file_writer w = {-1, shards[0]->out, 0, sizeof(checkpoint_header), &crc}; /* the header goes last */
     int l, s, ok;
     if (!temp_name(path, tmp) || (w.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
         return 0;
@@ -90,12 +109,13 @@ int checkpoint_save(const char *path, const uint8_t *tag, proof_store *const *sh
     memcpy(h.magic, CHECKPOINT_MAGIC, 8);
     memcpy(h.tag, tag, FCS_CHECKPOINT_TAG);
     h.counts = *counts;
-    ok = writer_put(&w, &h, sizeof(h));
+    ok = 1;
     for (l = first; ok && l < PROOF_LAYERS; l++)
         for (s = 0; ok && s < n_shards; s++)
             ok = save_layer(&w, shards[s], l);
     ok = ok && writer_put(&w, &end, sizeof(end)) && writer_flush(&w);
-    h.bytes = w.at + w.used; /* the header goes last: until then the file is not taken */
+    h.bytes = w.at; /* the header goes last: until then the file is not taken */
+    h.crc = crc;
     ok = ok && file_transfer(w.fd, (uint8_t *)&h, sizeof(h), 0, 1) && fsync(w.fd) == 0;
     ok = close(w.fd) == 0 && ok && rename(tmp, path) == 0;
     if (!ok)
@@ -105,7 +125,7 @@ int checkpoint_save(const char *path, const uint8_t *tag, proof_store *const *sh
 
 /* Load the keys of the checkpoint's layers, after its header, each into
    its shard; 0 when the proof must stop (a shard's limit says why). */
-static int load_layers(file_reader *r, proof_store *const *shards, int n_shards, int *first)
+static int load_layers(file_reader *r, proof_store *const *shards, int n_shards, int *first, uint32_t crc)
 {
     uint32_t number;
     int ok = reader_get(r, &number, sizeof(number));
@@ -131,6 +151,8 @@ static int load_layers(file_reader *r, proof_store *const *shards, int n_shards,
         }
         ok = ok && reader_get(r, &number, sizeof(number));
     }
+    /* Every byte read, once: the CRC covers the whole file after its header. */
+    ok = ok && r->pos == r->have && r->at == r->end && *r->crc == crc;
     if (!ok)
         shards[0]->limit = FCS_LIMIT_DISK; /* not what was written */
     return ok;
@@ -140,7 +162,8 @@ int checkpoint_load(const char *path, const uint8_t *tag, proof_store *const *sh
                     fcs_counts *counts)
 {
     checkpoint_header h;
-    file_reader r = {-1, shards[0]->in, 0, 0, sizeof(h), 0};
+    uint32_t crc = 0;
+    file_reader r = {-1, shards[0]->in, 0, 0, sizeof(h), 0, &crc};
     int ok;
     *first = PROOF_LAYERS;
     if ((r.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || !header_of(r.fd, tag, &h)) {
@@ -151,7 +174,7 @@ int checkpoint_load(const char *path, const uint8_t *tag, proof_store *const *sh
     }
     *counts = h.counts;
     r.end = h.bytes;
-    ok = load_layers(&r, shards, n_shards, first);
+    ok = load_layers(&r, shards, n_shards, first, h.crc);
     close(r.fd);
     return ok;
 }

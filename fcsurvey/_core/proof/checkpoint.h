@@ -13,19 +13,22 @@
    written twice (its layer went to disk twice) is dropped on loading, as
    when a spilled layer comes back.  The file is raw, for this build only:
    the tag, from the caller, names the build as well as the rules and the
-   start.  Layout: the header, then per layer and shard (team.h) the
-   layer's number (uint32), its key count (uint64) and its keys as spilled
-   (length byte, then bytes), then CHECKPOINT_END.  A layer may so come
-   more than once; loading puts each key in its shard of the proof that
-   loads it, so a checkpoint saved by any number of threads is taken by any
-   other number, and one thread writes the layout of older builds. */
+   start.  Layout: the header (the file's size, and the CRC-32 of all that
+   follows the header, so that a file cut short or damaged on disk is not
+   taken: a key lost or changed would leave positions unvisited), then per
+   layer and shard (team.h) the layer's number (uint32), its key count
+   (uint64) and its keys as spilled (length byte, then bytes), then
+   CHECKPOINT_END.  A layer may so come more than once; loading puts each
+   key in its shard of the proof that loads it, so a checkpoint saved by any
+   number of threads is taken by any other number. */
 #ifndef FCS_PROOF_CHECKPOINT_H
 #define FCS_PROOF_CHECKPOINT_H
 
 #include "../search.h"
 #include "spill.h"
 
-/* Whether `path` is a whole checkpoint with this tag (FCS_CHECKPOINT_TAG bytes). */
+/* Whether `path` is a whole checkpoint with this tag (FCS_CHECKPOINT_TAG
+   bytes) and its CRC: it reads the whole file. */
 int checkpoint_matches(const char *path, const uint8_t *tag);
 /* Write `counts` and every key of the shards' layers from `first` up to
    `path`; 0 if the file could not be written (the proof goes on without it). */

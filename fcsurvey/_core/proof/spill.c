@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -26,8 +27,46 @@ int file_transfer(int fd, uint8_t *data, size_t bytes, uint64_t offset, int writ
     return 1;
 }
 
+/* CRC-32 eight bytes at a time ("slicing by 8"): crc_table[k][b] is the CRC
+   of byte b followed by k zero bytes, so eight table reads replace eight
+   byte steps.  Built once, by whichever thread first needs it. */
+static uint32_t crc_table[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_build(void)
+{
+    uint32_t b, c;
+    int k, bit;
+    for (b = 0; b < 256; b++) {
+        for (c = b, bit = 0; bit < 8; bit++)
+            c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1; /* the reflected polynomial */
+        crc_table[0][b] = c;
+    }
+    for (k = 1; k < 8; k++)
+        for (b = 0; b < 256; b++)
+            crc_table[k][b] = (crc_table[k - 1][b] >> 8) ^ crc_table[0][crc_table[k - 1][b] & 0xFF];
+}
+
+uint32_t crc32_update(uint32_t crc, const uint8_t *data, size_t n)
+{
+    pthread_once(&crc_once, crc_build);
+    crc = ~crc;
+    for (; n >= 8; n -= 8, data += 8) {
+        uint32_t lo = crc ^ ((uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
+                             (uint32_t)data[3] << 24);
+        crc = crc_table[7][lo & 0xFF] ^ crc_table[6][(lo >> 8) & 0xFF] ^ crc_table[5][(lo >> 16) & 0xFF] ^
+              crc_table[4][lo >> 24] ^ crc_table[3][data[4]] ^ crc_table[2][data[5]] ^ crc_table[1][data[6]] ^
+              crc_table[0][data[7]];
+    }
+    for (; n; n--, data++)
+        crc = (crc >> 8) ^ crc_table[0][(crc ^ *data) & 0xFF];
+    return ~crc;
+}
+
 int writer_flush(file_writer *w)
 {
+    if (w->crc)
+        *w->crc = crc32_update(*w->crc, w->buf, w->used);
     if (!file_transfer(w->fd, w->buf, w->used, w->at, 1))
         return 0;
     w->at += w->used;
@@ -66,6 +105,8 @@ static int reader_fill(file_reader *r)
     r->pos = 0;
     if (!file_transfer(r->fd, r->buf + r->have, more, r->at, 0))
         return 0;
+    if (r->crc)
+        *r->crc = crc32_update(*r->crc, r->buf + r->have, more);
     r->have += more;
     r->at += more;
     return 1;
@@ -103,7 +144,7 @@ static inline uint64_t reader_offset(const file_reader *r)
 /* A reader of one spilled segment, through ps->in. */
 static file_reader segment_reader(const proof_store *ps, const spill_segment *segment)
 {
-    file_reader r = {ps->spill_fd, ps->in, 0, 0, segment->offset, segment->offset + segment->bytes};
+    file_reader r = {ps->spill_fd, ps->in, 0, 0, segment->offset, segment->offset + segment->bytes, NULL};
     return r;
 }
 
@@ -206,7 +247,7 @@ int proof_spill_layer(proof_store *ps, int h)
 {
     proof_layer *l = &ps->layers[h];
     spill_list *list = &ps->on_disk[h];
-    file_writer w = {ps->spill_fd, ps->out, 0, ps->spill_end};
+    file_writer w = {ps->spill_fd, ps->out, 0, ps->spill_end, NULL};
     if (ps->waiting + l->n > ps->room * PROOF_DISK) {
         ps->limit = FCS_LIMIT_STATES; /* its share, like the room, comes from max_states */
         return 0;
@@ -352,7 +393,7 @@ int proof_sift_disk(proof_store *ps, int h)
 {
     spill_list *list = &ps->on_disk[h];
     spill_segment kept = {ps->spill_end, 0, 0};
-    file_writer w = {ps->spill_fd, ps->out, 0, ps->spill_end};
+    file_writer w = {ps->spill_fd, ps->out, 0, ps->spill_end, NULL};
     while (list->n) {
         file_reader rd = segment_reader(ps, &list->segments[0]);
         uint64_t keys = 0;

@@ -46,8 +46,9 @@ typedef struct {
 typedef struct {
     int fd;
     uint8_t *buf;
-    size_t used; /* bytes in buf */
-    uint64_t at; /* file offset buf goes to */
+    size_t used;   /* bytes in buf */
+    uint64_t at;   /* file offset buf goes to */
+    uint32_t *crc; /* NULL, or the CRC-32 of every byte written so far (checkpoints) */
 } file_writer;
 
 /* Buffered sequential reading of a file region, through a SPILL_BUFFER. */
@@ -56,7 +57,13 @@ typedef struct {
     uint8_t *buf;
     size_t have, pos; /* bytes in buf; where the next read starts */
     uint64_t at, end; /* file offsets of what comes next into buf, and of the region's end */
+    uint32_t *crc;    /* NULL, or the CRC-32 of every byte read into buf so far */
 } file_reader;
+
+/* The CRC-32 (ISO-HDLC, zlib's) of `crc`'s bytes followed by n more: 0 for
+   none.  It catches every burst of up to 32 flipped bits, so a damaged disk
+   block cannot hand a proof keys it did not save. */
+uint32_t crc32_update(uint32_t crc, const uint8_t *data, size_t n);
 
 /* Write (or read) all of `bytes` at `offset`, whatever the system does in
    one call; 0 on failure. */

@@ -334,7 +334,7 @@ static int walk_back(const fcs_codec *kc, link_search *ls, size_t d, const keyed
     out->steps = (int)d + 1;
     out->moves[d] = last;
     for (j = d; j-- > 0;) {
-        file_reader r = {ls->out.fd, ls->in, 0, 0, ls->level_at[j], ls->level_at[j + 1]};
+        file_reader r = {ls->out.fd, ls->in, 0, 0, ls->level_at[j], ls->level_at[j + 1], NULL};
         const uint8_t *key;
         uint8_t len;
         int got, found = 0;
@@ -404,7 +404,7 @@ static int search_link(const fcs_codec *kc, link_search *ls, const start_list *s
         return -1;
     }
     for (d = 0; !outcome && ls->level_at[d + 1] > ls->level_at[d]; d++) {
-        file_reader r = {ls->out.fd, ls->in, 0, 0, ls->level_at[d], ls->level_at[d + 1]};
+        file_reader r = {ls->out.fd, ls->in, 0, 0, ls->level_at[d], ls->level_at[d + 1], NULL};
         const uint8_t *key;
         uint8_t len;
         int got;
