@@ -22,8 +22,9 @@ block could turn a ``solved`` deal ``unsolvable`` and be read back as a verdict.
 written before the checksums have none; their pages are read unchecked.
 
 What is done is known without opening a file: the survey appends one fsynced line per
-finished chunk file to the chunk log (``_fcsurvey.log``, beside the manifest).  Resuming
-reads it and lists the directories; only a file the log does not name, or names with
+finished chunk file to the chunk log (``_fcsurvey.log``, beside the manifest), each line
+with the CRC-32 of its fields.  Resuming reads it and lists the directories; only a file
+the log does not name (or names in a line whose CRC no longer holds), or names with
 another size or time (a crash between rename and log line, a file copied in by hand), is opened
 and checked.  :func:`check` compares every file with the log on demand
 (``fcsurvey survey --check``) and rewrites the log from the files where they disagree.
@@ -40,6 +41,7 @@ import os
 import re
 import shutil
 import time
+import zlib
 from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
@@ -82,6 +84,7 @@ ROW_GROUP_ROWS = 25_000
 ENCODINGS = {"deal": "DELTA_BINARY_PACKED", "elapsed_ms": "BYTE_STREAM_SPLIT", "difficulty_ms": "BYTE_STREAM_SPLIT"}
 #: The append-only log of finished chunk files, one JSON line each (see the module notes).
 CHUNK_LOG = "_fcsurvey.log"
+LOG_CRC = "crc"  # each log line's CRC-32 of its other fields
 
 #: The Arrow schemas of a dataset's files, plain and ``--difficulty`` (columns in schema.py).
 SCHEMA = arrow_schema()
@@ -670,16 +673,22 @@ class ChunkEntry:
         return (self.size, self.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
 
     def record(self, name: str) -> bytes:
-        """The log line of this entry for the file ``name`` (relative to the dataset)."""
-        return (json.dumps({"chunk": name, "deals": [list(r) for r in self.deals.ranges],
-                            "counts": dict(self.counts), "bytes": self.size, "mtime_ns": self.mtime_ns},
-                           sort_keys=True) + "\n").encode()
+        """The log line of this entry for the file ``name`` (relative to the dataset), with
+        the CRC-32 of the rest of the line: resuming trusts a line for the deals it names,
+        so one changed on disk (or by hand) must not be taken for a file's."""
+        fields = {"chunk": name, "deals": [list(r) for r in self.deals.ranges],
+                  "counts": dict(self.counts), "bytes": self.size, "mtime_ns": self.mtime_ns}
+        return (json.dumps({**fields, LOG_CRC: _line_crc(fields)}, sort_keys=True) + "\n").encode()
+
+
+def _line_crc(fields: Mapping[str, Any]) -> int:
+    return zlib.crc32(json.dumps(fields, sort_keys=True).encode())
 
 
 def read_log(path: Path) -> Optional[Tuple[Dict[str, ChunkEntry], bool]]:
     """The entries of dataset ``path``'s chunk log by file (the last line of a file wins),
     and whether the log needs rewriting (a line torn by a crash mid-append, which only the
-    last can be); ``None`` if there is no log (a dataset made before it)."""
+    last can be, or one whose CRC shows it changed since); ``None`` if there is no log (a dataset made before it)."""
     try:
         data = (Path(path) / CHUNK_LOG).read_bytes()
     except FileNotFoundError:
@@ -690,6 +699,10 @@ def read_log(path: Path) -> Optional[Tuple[Dict[str, ChunkEntry], bool]]:
     for line in data.decode(errors="replace").splitlines():
         try:
             record = json.loads(line)
+            crc = record.pop(LOG_CRC, None)  # lines of datasets made before have none
+            if crc is not None and crc != _line_crc(record):
+                torn = True  # changed since it was written: as a torn line
+                continue
             entries[record["chunk"]] = ChunkEntry(DealSet(tuple(r) for r in record["deals"]),
                                                   record["counts"], record["bytes"], record["mtime_ns"])
         except (ValueError, KeyError, TypeError):
@@ -986,7 +999,7 @@ class CheckReport:
     unlogged: int   # files the log did not name (or named with another size or deals)
     vanished: int   # files the log named that are not there
     temps: int      # temp files of a killed run, removed
-    torn: bool      # the log ended in a line torn by a crash
+    torn: bool      # the log held a line torn by a crash or changed since (its CRC differs)
 
     @property
     def repaired(self) -> bool:
@@ -996,7 +1009,7 @@ class CheckReport:
         lines = [f"{self.path}: {self.files:,} chunk files holding {self.deals:,} deals, each file checked."]
         if self.repaired:
             lines.append(f"The chunk log differed from the files ({self.unlogged:,} files not in it, "
-                         f"{self.vanished:,} in it but gone{', a torn last line' if self.torn else ''}); "
+                         f"{self.vanished:,} in it but gone{', a torn or damaged line' if self.torn else ''}); "
                          f"it was rewritten from the files.")
         else:
             lines.append("The chunk log agrees with the files.")

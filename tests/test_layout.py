@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zlib
 
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
@@ -108,9 +109,10 @@ def test_the_log_names_every_file_with_its_deals_counts_and_size(ds):
     first = ds.write_chunk([row(1), row(2, "unsolvable"), row(3)], 0.0)
     ds.write_chunk([row(5), row(9, "error")], 0.0)
     lines = [json.loads(line) for line in (ds.path / store.CHUNK_LOG).read_text().splitlines()]
-    assert lines[0] == {"chunk": "block=0000/deals-0000000001-0000000003.parquet", "deals": [[1, 3]],
-                        "counts": {"solved": 2, "unsolvable": 1}, "bytes": first.stat().st_size,
-                        "mtime_ns": first.stat().st_mtime_ns}
+    fields = {"chunk": "block=0000/deals-0000000001-0000000003.parquet", "deals": [[1, 3]],
+              "counts": {"solved": 2, "unsolvable": 1}, "bytes": first.stat().st_size,
+              "mtime_ns": first.stat().st_mtime_ns}
+    assert lines[0] == {**fields, "crc": zlib.crc32(json.dumps(fields, sort_keys=True).encode())}
     assert lines[1]["deals"] == [[5, 5], [9, 9]] and lines[1]["counts"] == {"solved": 1, "error": 1}
 
 
@@ -143,6 +145,25 @@ def test_a_file_renamed_in_but_not_logged_is_checked_and_logged(ds):
     assert sorted(store.read_log(ds.path)[0]) == [store.relative(ds.path, f) for f in store.chunk_files(ds.path)]
     assert log.read_text().endswith("\n")
     again.close()
+
+
+def test_a_log_line_changed_since_it_was_written_is_not_trusted(capsys, ds):
+    """A line naming deals its file does not hold (one digit changed, its size and time
+    still the file's) would have a resumed survey skip deals never solved."""
+    ds.write_chunk([row(d) for d in range(1, 11)], 0.0)
+    ds.write_chunk([row(d) for d in range(11, 21)], 0.0)
+    ds.close()
+    log = ds.path / store.CHUNK_LOG
+    first, second = log.read_text().splitlines(keepends=True)
+    assert '"deals": [[11, 20]]' in second
+    log.write_text(first + second.replace('"deals": [[11, 20]]', '"deals": [[11, 29]]'))
+    entries, torn = store.read_log(ds.path)
+    assert torn and sorted(entries) == ["block=0000/deals-0000000001-0000000010.parquet"]
+    again = Dataset.open(ds.path, FREECELL, Limits(), DealSet([(1, 30)]))
+    assert again.done() == DealSet([(1, 20)])
+    again.close()
+    code, out, _ = cli(capsys, "survey", "1-30", "--out", ds.path, "--check")
+    assert "The chunk log agrees with the files." in out  # the open rewrote it from the file
 
 
 def test_a_logged_file_replaced_by_another_is_checked_again(capsys, ds, tmp_path):
