@@ -39,7 +39,11 @@ LIMIT_NAMES = (STATES_LIMIT, TIME_LIMIT, MEMORY_LIMIT, DISK_LIMIT)
 #: (offer.py), named after the others: never a verdict's nor a row's, as the solve resumes
 #: the proof at once.
 THREADS_LIMIT = "threads"
-CORE_LIMIT_NAMES = LIMIT_NAMES + (THREADS_LIMIT,)
+#: The limit the C core stops a layered proof with when a move goes down a layer, against
+#: the argument that makes it a proof (docs/solver.md): a bug, which solver.py raises as
+#: ProofBroken, never a verdict.
+BROKEN_LIMIT = "broken"
+CORE_LIMIT_NAMES = LIMIT_NAMES + (THREADS_LIMIT, BROKEN_LIMIT)
 
 # --- the row schema ---------------------------------------------------------------------------
 

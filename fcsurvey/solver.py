@@ -28,7 +28,7 @@ from . import offer as offers
 from .notation import parse_board
 from .replay import validate
 from .rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules
-from .schema import SOLVED, THREADS_LIMIT
+from .schema import BROKEN_LIMIT, SOLVED, THREADS_LIMIT
 
 #: A layered proof given a checkpoint directory saves its progress at most this often, so
 #: an interrupted one loses about ten minutes (more only where a save takes over 30 s: the C
@@ -71,6 +71,11 @@ WEIGHT_NAMES: Tuple[str, ...] = _fccore.WEIGHT_NAMES
 
 class ReplayFailed(RuntimeError):
     """The C core claimed a solution the reference engine rejects: a solver bug."""
+
+
+class ProofBroken(RuntimeError):
+    """The layered proof met a move down a layer, which its argument rules out: a solver
+    bug, raised rather than given as an ``unknown`` or ``unsolvable`` verdict."""
 
 
 @dataclass(frozen=True)
@@ -337,6 +342,9 @@ def _core_solve(position: Position, rules: Rules, limits: Limits, phases: Sequen
                             *saving, threads, *offered, _LENGTH_CODES[limits.length])
         elapsed += raw["elapsed_s"]
         resumed = raw["resumed"] if resumed is None else resumed
+        if raw["limit"] == BROKEN_LIMIT:
+            raise ProofBroken("the layered proof met a move that goes down a layer, which its argument rules "
+                              "out (docs/solver.md), so it proves nothing: a bug in the core, please report it")
         if raw["limit"] != THREADS_LIMIT:
             raw["elapsed_s"], raw["resumed"] = elapsed, resumed
             return raw

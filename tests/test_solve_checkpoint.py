@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,9 @@ from fcsurvey.schema import UNSOLVABLE
 
 from conftest import golden_expanded, golden_states, kill_once_saved, kill_mid_proof, run_cli
 
+#: proof/checkpoint.c's layout: the header's CRC-32 of the body after its magic (8 bytes),
+#: tag (32) and file size (8); the body's layers end with this layer number.
+CRC_AT, END_OF_LAYERS = 8 + 32 + 8, 0xFFFFFFFF
 #: 1-cell deal 1706 with room for 50,000: a layered proof of a few seconds.
 NUMBER, CELLS, ROOM = 1706, 1, 50_000
 GOLDEN = "deal 1706, 1 cell, max_states 50000"
@@ -107,6 +111,43 @@ def test_a_damaged_checkpoint_is_refused_and_kept(tmp_path, monkeypatch):
     assert result.returncode == 2 and "is not a checkpoint of this solve (another deal, rules or build, " \
         "damaged, or not a checkpoint)" in result.stderr, result.stderr
     assert saved.read_bytes() == bytes(data)
+
+
+def layer_blocks(body: bytes):
+    """The (offset, layer) of each layer block of a checkpoint's body (after its header):
+    uint32 layer, uint64 key count, then each key as a length byte and its bytes."""
+    at, blocks = 0, []
+    while True:
+        number = int.from_bytes(body[at:at + 4], "little")
+        if number == END_OF_LAYERS:
+            return blocks
+        blocks.append((at, number))
+        keys, at = int.from_bytes(body[at + 4:at + 12], "little"), at + 12
+        for _ in range(keys):
+            at += 1 + body[at]
+
+
+def test_a_move_down_a_layer_is_raised_not_taken_for_a_proof(tmp_path, monkeypatch):
+    """The layered proof's argument is that no move lowers a layer, so a finished layer is
+    never needed again.  A checkpoint whose lowest layer's keys are moved above the others
+    (its CRC set anew) makes their moves go down a layer: the core stops and solve raises,
+    where it would have given `unsolvable` with positions never visited."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    saved = tmp_path / "1706.proof"
+    killed_cli_solve(saved)
+    data = saved.read_bytes()
+    crc = int.from_bytes(data[CRC_AT:CRC_AT + 4], "little")
+    start = next(k for k in range(CRC_AT + 4, 256) if zlib.crc32(data[k:]) == crc)
+    body = bytearray(data[start:])
+    blocks = layer_blocks(bytes(body))
+    lowest = min(number for _, number in blocks)
+    assert max(number for _, number in blocks) > lowest  # keys wait in more than one layer
+    for at, number in blocks:
+        if number == lowest:
+            body[at:at + 4] = (max(n for _, n in blocks) + 1).to_bytes(4, "little")
+    saved.write_bytes(data[:CRC_AT] + zlib.crc32(body).to_bytes(4, "little") + data[CRC_AT + 4:start] + body)
+    with pytest.raises(solver.ProofBroken, match="a move that goes down a layer"):
+        solver.solve(NUMBER, preset("freecell", cells=CELLS), Limits(max_states=ROOM), checkpoint=saved)
 
 
 def test_the_api_file_resumes_a_checkpoint_the_directory_api_saved(tmp_path, monkeypatch):

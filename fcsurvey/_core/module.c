@@ -11,7 +11,7 @@
 #include "score.h"
 #include "search.h"
 
-static const char *const LIMIT_NAMES[] = {NULL, "states", "time", "memory", "disk", "threads"};
+static const char *const LIMIT_NAMES[] = {NULL, "states", "time", "memory", "disk", "threads", "broken"};
 static const char *const STATUS_NAMES[] = {"solved", "unsolvable", "unknown"};
 
 /* rules: (cells, columns, build, empty_fill, sequence, foundation_return). */

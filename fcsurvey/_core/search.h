@@ -7,7 +7,9 @@
 
 enum { FCS_SOLVED = 0, FCS_UNSOLVABLE = 1, FCS_UNKNOWN = 2 };
 enum { FCS_LIMIT_NONE = 0, FCS_LIMIT_STATES = 1, FCS_LIMIT_TIME = 2, FCS_LIMIT_MEMORY = 3, FCS_LIMIT_DISK = 4,
-       FCS_LIMIT_THREADS = 5 /* not a verdict's: the proof stopped to go on with the threads offered */ };
+       FCS_LIMIT_THREADS = 5, /* not a verdict's: the proof stopped to go on with the threads offered */
+       FCS_LIMIT_BROKEN = 6 /* not a verdict's: a move went down a layer, against the layered proof's
+                               argument (proof.h), so it proves nothing: a bug, which the caller raises */ };
 
 #define FCS_CHECKPOINT_TAG 32
 #define FCS_MAX_THREADS 64 /* threads one layered proof may run on (proof/team.h) */

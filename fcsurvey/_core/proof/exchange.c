@@ -13,6 +13,10 @@ static int proof_insert(proof_state *ps, const proof_child *kid)
 {
     proof_store *st = &ps->store;
     int added;
+    if (kid->layer < st->current) { /* a finished layer is never visited again: its keys would be lost */
+        st->limit = FCS_LIMIT_BROKEN;
+        return 0;
+    }
     if (!proof_add(st, home_of(ps, kid->layer), kid->hash, kid->packed, kid->len, (const uint8_t *)&kid->back,
                    &added))
         return 0;

@@ -104,7 +104,7 @@ typedef struct {
     uint64_t spilled;     /* keys written to it */
     uint64_t waiting;     /* keys in it not yet read back */
     uint8_t *out, *in;    /* SPILL_BUFFER bytes each: the writer's and the reader's */
-    int limit;            /* what stopped it: FCS_LIMIT_STATES, _MEMORY or _DISK */
+    int limit;            /* what stopped it: FCS_LIMIT_STATES, _MEMORY, _DISK or _BROKEN */
 } proof_store;
 
 /* An empty store with room for `room` positions; 0 when out of memory. */
