@@ -40,13 +40,14 @@ from pathlib import Path
 
 from fcsurvey.dealset import MAX_DEAL
 from fcsurvey.rules import MAX_CELLS
+from fcsurvey.schema import CORE_LIMIT_NAMES
 
 CORE = Path(__file__).resolve().parent.parent / "fcsurvey" / "_core"
 #: Every source of the core but its Python binding.
 SOURCES = tuple(sorted(str(p.relative_to(CORE)) for p in [*CORE.glob("*.c"), *CORE.glob("proof/*.c")]
                        if p.name != "module.c"))
 STATUS = ("solved", "unsolvable", "unknown")
-LIMIT = (None, "states", "time", "memory", "disk")
+LIMIT = (None,) + CORE_LIMIT_NAMES  # by the core's FCS_LIMIT_ numbers
 HELD = re.compile(r"most held at once: (\d+)")
 
 MAIN = r"""
