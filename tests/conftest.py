@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from fcsurvey import store
 from fcsurvey.cards import DECK_SIZE, parse_card
 from fcsurvey.cli import main
-from fcsurvey.engine import Position
+from fcsurvey.engine import Position, apply, legal_moves
 from fcsurvey.rules import PRESETS, Rules
 from fcsurvey.solver import COUNTED_PHASES
 from fcsurvey.survey import SOLVER_ENV
@@ -156,6 +156,32 @@ def board(columns, cells=(), foundations=(0, 0, 0, 0), rules: Rules = FREECELL) 
     cell_cards = [None if c == "-" else parse_card(c) for c in cells]
     cell_cards += [None] * (rules.cells - len(cell_cards))
     return Position(tuple(cols), tuple(cell_cards), tuple(foundations))
+
+
+def plain_key(pos: Position) -> tuple:
+    """The position up to the order of its columns and of its cells, which no rule depends on."""
+    return tuple(sorted(pos.columns)), tuple(sorted(c for c in pos.cells if c is not None)), pos.foundations
+
+
+def plain_winnable(start: Position, rules: Rules, room: int) -> Optional[bool]:
+    """Whether some sequence of the rules engine's legal moves wins from ``start``, by the
+    plainest search there is (depth first, no autoplay, no reduction but plain_key), or
+    None once it would store more than ``room`` positions."""
+    seen, todo = {plain_key(start)}, [start]
+    while todo:
+        pos = todo.pop()
+        if pos.is_won:
+            return True
+        for move in legal_moves(pos, rules):
+            child = apply(pos, move, rules)
+            if child.is_won:
+                return True
+            if plain_key(child) not in seen:
+                if len(seen) >= room:
+                    return None
+                seen.add(plain_key(child))
+                todo.append(child)
+    return False
 
 
 #: Every preset with and without foundation return, and rule sets made up field by field.

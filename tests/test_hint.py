@@ -9,18 +9,16 @@ engine's legal moves, and positions reached from 11982, unsolvable with 4 cells.
 from __future__ import annotations
 
 import json
-from typing import Set
-
 import pytest
 
 import fcsurvey
-from fcsurvey.engine import Position, apply, legal_moves
+from fcsurvey.engine import Position, legal_moves
 from fcsurvey.hints import LOST, UNKNOWN, WINNABLE, WON, HintError, position_after
 from fcsurvey.notation import format_board, parse_solution
 from fcsurvey.replay import validate
 from fcsurvey.rules import PRESETS, preset
 
-from conftest import FREECELL, TESTS, board, cli
+from conftest import FREECELL, TESTS, board, cli, plain_winnable
 
 #: A budget no hint here comes near on a loaded machine: the verdicts must not depend on it.
 AMPLE_S = 120.0
@@ -36,19 +34,9 @@ LOST_AFTER = [
 def exhaustively_lost(start: Position, rules=FREECELL, most: int = 5_000) -> bool:
     """Whether no sequence of legal moves wins from ``start``: every position reachable by
     the rules engine's moves is visited (at most ``most``; past that the test is wrong)."""
-    seen: Set[Position] = {start}
-    todo = [start]
-    while todo:
-        position = todo.pop()
-        if position.is_won:
-            return False
-        for move in legal_moves(position, rules):
-            child = apply(position, move, rules)
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
-        assert len(seen) <= most, "the position is too big to check this way"
-    return True
+    won = plain_winnable(start, rules, most)
+    assert won is not None, "the position is too big to check this way"
+    return not won
 
 
 def test_one_move_from_winning_gives_that_move():

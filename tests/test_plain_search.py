@@ -16,17 +16,17 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from typing import Optional, Tuple
 
 import pytest
 
-from fcsurvey import engine
 from fcsurvey.cards import DECK_SIZE, KING, SUITS
-from fcsurvey.engine import Position, legal_moves
+from fcsurvey.engine import Position
 from fcsurvey.limits import Limits
 from fcsurvey.rules import BUILD_ORDERS, EMPTY_FILLS, SEQUENCE_MOVES, Rules
 from fcsurvey.schema import SOLVED, UNSOLVABLE
 from fcsurvey.solver import PROOF, SEARCH, SolverError, solve_position
+
+from conftest import plain_winnable
 
 #: Positions a plain search may store before its case is dropped as too large to know.
 PLAIN_ROOM = 5_000
@@ -35,34 +35,6 @@ ROOM = Limits(max_states=200_000)
 #: At most this many cards off the foundations.
 MOST_OFF = 12
 CASES = 150
-
-Key = Tuple[Tuple[Tuple[int, ...], ...], Tuple[int, ...], Tuple[int, ...]]
-
-
-def key(pos: Position) -> Key:
-    """The position up to the order of its columns and of its cells."""
-    return tuple(sorted(pos.columns)), tuple(sorted(c for c in pos.cells if c is not None)), pos.foundations
-
-
-def plain_winnable(start: Position, rules: Rules) -> Optional[bool]:
-    """Whether some sequence of legal moves wins, or None past PLAIN_ROOM positions."""
-    seen = {key(start)}
-    todo = [start]
-    while todo:
-        pos = todo.pop()
-        if pos.is_won:
-            return True
-        for move in legal_moves(pos, rules):
-            child = engine.apply(pos, move, rules)
-            if child.is_won:
-                return True
-            if key(child) not in seen:
-                if len(seen) >= PLAIN_ROOM:
-                    return None
-                seen.add(key(child))
-                todo.append(child)
-    return False
-
 
 def random_rules(rng: random.Random) -> Rules:
     return Rules(cells=rng.randint(0, 2), columns=rng.randint(3, 5), build=rng.choice(BUILD_ORDERS),
@@ -94,7 +66,7 @@ def test_the_searches_and_the_proof_give_the_plain_searchs_verdict_under_random_
     for _ in range(CASES):
         rules = random_rules(rng)
         pos = random_position(rules, rng)
-        truth = plain_winnable(pos, rules)
+        truth = plain_winnable(pos, rules, PLAIN_ROOM)
         if truth is None:
             tally["too large"] += 1
             continue
