@@ -39,6 +39,7 @@ import fcntl
 import json
 import os
 import re
+import secrets
 import shutil
 import time
 import zlib
@@ -85,6 +86,7 @@ ENCODINGS = {"deal": "DELTA_BINARY_PACKED", "elapsed_ms": "BYTE_STREAM_SPLIT", "
 #: The append-only log of finished chunk files, one JSON line each (see the module notes).
 CHUNK_LOG = "_fcsurvey.log"
 LOG_CRC = "crc"  # each log line's CRC-32 of its other fields
+LOG_FIELDS = {"chunk", "deals", "counts", "bytes", "mtime_ns"}
 
 #: The Arrow schemas of a dataset's files, plain and ``--difficulty`` (columns in schema.py).
 SCHEMA = arrow_schema()
@@ -555,9 +557,10 @@ def manifest_text(manifest: Dict[str, Any]) -> str:
 
 def _write_atomically(final: Path, write: Any) -> None:
     """Call ``write(file)`` on a temp file beside ``final``, fsync it, rename it into place.
-    The temp file's name holds the process id: two processes writing the same chunk (a Dask
-    task run again while its first try still writes) never write into one file."""
-    temp = final.with_name(f"{TEMP_PREFIX}{final.name}.{os.getpid()}{TEMP_SUFFIX}")
+    The temp file's name holds the process id and a random part: two writers of the same
+    chunk (a Dask task run again while its first try still writes, perhaps on another host
+    sharing the disk, or in another thread) do not write into one file."""
+    temp = final.with_name(f"{TEMP_PREFIX}{final.name}.{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}")
     try:
         with open(temp, "wb") as f:
             write(f)
@@ -699,6 +702,8 @@ def read_log(path: Path) -> Optional[Tuple[Dict[str, ChunkEntry], bool]]:
     for line in data.decode(errors="replace").splitlines():
         try:
             record = json.loads(line)
+            if not isinstance(record, dict) or set(record) - {LOG_CRC} != LOG_FIELDS:
+                raise ValueError("not a line of the log")  # a key's name changed, say
             crc = record.pop(LOG_CRC, None)  # lines of datasets made before have none
             if crc is not None and crc != _line_crc(record):
                 torn = True  # changed since it was written: as a torn line

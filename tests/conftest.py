@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
@@ -156,6 +157,30 @@ def board(columns, cells=(), foundations=(0, 0, 0, 0), rules: Rules = FREECELL) 
     cell_cards = [None if c == "-" else parse_card(c) for c in cells]
     cell_cards += [None] * (rules.cells - len(cell_cards))
     return Position(tuple(cols), tuple(cell_cards), tuple(foundations))
+
+
+#: proof/checkpoint.c's header: magic (8 bytes), tag (32), the file's size (8), then the CRC-32
+#: of what follows the header and then of the header itself with that field 0.
+CHECKPOINT_CRC_AT = 8 + 32 + 8
+
+
+def checkpoint_crc(data: bytes, header: int) -> int:
+    """zlib's CRC-32 of checkpoint bytes ``data`` whose header is ``header`` bytes, as
+    checkpoint.c takes it: the body, then the header with its CRC field 0."""
+    at = CHECKPOINT_CRC_AT
+    return zlib.crc32(data[header:] + data[:at] + bytes(4) + data[at + 4:header])
+
+
+def checkpoint_header_size(data: bytes) -> int:
+    """Where a checkpoint's keys begin: the header size whose CRC is the one it records."""
+    crc = int.from_bytes(data[CHECKPOINT_CRC_AT:CHECKPOINT_CRC_AT + 4], "little")
+    return next(k for k in range(CHECKPOINT_CRC_AT + 8, 256) if checkpoint_crc(data, k) == crc)
+
+
+def with_checkpoint_crc(data: bytes, header: int) -> bytes:
+    """Checkpoint bytes ``data`` with their CRC set anew for what they hold now."""
+    at = CHECKPOINT_CRC_AT
+    return data[:at] + checkpoint_crc(data, header).to_bytes(4, "little") + data[at + 4:]
 
 
 def plain_key(pos: Position) -> tuple:

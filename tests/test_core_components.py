@@ -34,6 +34,8 @@ Each component's tests were seen to fail with a bug planted in a scratch copy of
            test_checkpoint_refuses_a_flipped_bit (every offset: loaded 1)
   planted: proof/checkpoint.c checkpoint_matches without crc_holds, caught by
            test_checkpoint_refuses_a_flipped_bit (matches 1)
+  planted: proof/checkpoint.c crc_with_header leaving the header out, caught by
+           test_checkpoint_refuses_a_flipped_bit[counts] alone (matches 1, loaded 1)
 """
 
 from __future__ import annotations
@@ -44,7 +46,6 @@ import shlex
 import shutil
 import subprocess
 import sysconfig
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -54,6 +55,8 @@ import pytest
 from fcsurvey.deals import deal
 from fcsurvey.engine import can_build
 from fcsurvey.rules import BUILD_ORDERS, EMPTY_FILLS, PRESETS, SEQUENCE_MOVES, Rules, preset
+
+from conftest import CHECKPOINT_CRC_AT, checkpoint_header_size, with_checkpoint_crc
 
 TESTS = Path(__file__).resolve().parent
 CORE = TESTS.parent / "fcsurvey" / "_core"
@@ -87,14 +90,6 @@ CHECKPOINT_SAVED = sum(1 for i in range(CHECKPOINT_KEYS) if i % 50)
 TAG = hashlib.sha256(b"tests/test_core_components.py").hexdigest()
 FOREIGN_TAG = hashlib.sha256(b"another build, rules or start").hexdigest()
 CHECKPOINT_END = b"\xff" * 4  # checkpoint.h: the file ends with CHECKPOINT_END
-#: checkpoint.c's header: magic (8 bytes), tag (32), the file's size (8), then the CRC-32 of
-#: what follows the header.
-CRC_AT = 8 + 32 + 8
-
-Record = Dict[str, str]
-Position = Tuple[Tuple[Tuple[int, ...], ...], Tuple[int, ...], Tuple[int, ...]]
-
-
 @dataclass(frozen=True)
 class Harness:
     path: Path
@@ -426,36 +421,32 @@ def test_checkpoint_refuses_a_truncated_file(harness: Harness, checkpoint: Path,
     assert loaded["limit"] == loaded["limit_disk"]
 
 
-def header_size(data: bytes) -> int:
-    """Where a checkpoint's keys begin: after the header, whose CRC-32 is zlib's of the rest."""
-    crc = int.from_bytes(data[CRC_AT:CRC_AT + 4], "little")
-    return next(k for k in range(CRC_AT + 4, 256) if zlib.crc32(data[k:]) == crc)
-
-
-def test_checkpoint_crc_is_zlibs_of_what_follows_its_header(checkpoint: Path) -> None:
+def test_checkpoint_crc_is_zlibs_of_its_body_then_its_header(checkpoint: Path) -> None:
     data = checkpoint.read_bytes()
-    assert CRC_AT + 8 <= header_size(data) < len(data) - 1000
+    assert CHECKPOINT_CRC_AT + 8 <= checkpoint_header_size(data) < len(data) - 1000
 
 
 def test_checkpoint_refuses_a_file_not_as_written(harness: Harness, checkpoint: Path, tmp_path: Path) -> None:
     # Whole in size, tag and CRC (set anew), but its end marker overwritten: what follows
     # the last layer's keys is not a layer's header, so the load stops.
     data = checkpoint.read_bytes()
-    body = data[header_size(data):-len(CHECKPOINT_END)] + b"\0" * len(CHECKPOINT_END)
+    header = checkpoint_header_size(data)
+    bad = data[:-len(CHECKPOINT_END)] + b"\0" * len(CHECKPOINT_END)
     path = tmp_path / "bad-end.ckpt"
-    path.write_bytes(data[:CRC_AT] + zlib.crc32(body).to_bytes(4, "little") + data[CRC_AT + 4:header_size(data)]
-                     + body)
+    path.write_bytes(with_checkpoint_crc(bad, header))
     loaded = load(harness, path)
     assert loaded["matches"] == 1
     assert loaded["loaded"] == 0 and loaded["limit"] == loaded["limit_disk"]
 
 
-@pytest.mark.parametrize("where", [0, 1, 2, 7, 1000, -5])
-def test_checkpoint_refuses_a_flipped_bit(harness: Harness, checkpoint: Path, tmp_path: Path, where: int) -> None:
-    # Whole in size and tag, one bit of its keys flipped (a damaged disk block): a key lost
-    # or changed would leave positions unvisited, so neither solve.c nor the load takes it.
+@pytest.mark.parametrize("where", [0, 1, 2, 7, 1000, -5, "counts"])
+def test_checkpoint_refuses_a_flipped_bit(harness: Harness, checkpoint: Path, tmp_path: Path, where) -> None:
+    # Whole in size and tag, one bit of its keys (or of the header's counts) flipped, as a
+    # damaged disk block leaves it: a key lost or changed would leave positions unvisited,
+    # so neither solve.c nor the load takes it.
     data = bytearray(checkpoint.read_bytes())
-    data[header_size(bytes(data)) + where if where >= 0 else len(data) + where] ^= 0x10
+    header = checkpoint_header_size(bytes(data))
+    data[header - 1 if where == "counts" else header + where if where >= 0 else len(data) + where] ^= 0x10
     path = tmp_path / "flipped.ckpt"
     path.write_bytes(bytes(data))
     loaded = load(harness, path)

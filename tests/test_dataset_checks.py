@@ -285,4 +285,5 @@ def test_check_reads_every_column(capsys, made, four):
     data[start + column.total_compressed_size - 1] ^= 1  # the last byte of its last page
     f.write_bytes(bytes(data))
     code, out, err = cli(capsys, "survey", "1-40", "--out", four, "--check")
-    assert (code, out) == (2, "") and err.startswith(f"Error: chunk file {f} is unreadable (")
+    assert (code, out, err.count("\n")) == (2, "", 1)
+    assert err.startswith(f"Error: chunk file {f} is unreadable (") and err.endswith(f"; {REPAIR}\n")

@@ -9,6 +9,7 @@ engine's legal moves, and positions reached from 11982, unsolvable with 4 cells.
 from __future__ import annotations
 
 import json
+
 import pytest
 
 import fcsurvey

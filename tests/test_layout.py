@@ -166,6 +166,26 @@ def test_a_log_line_changed_since_it_was_written_is_not_trusted(capsys, ds):
     assert "The chunk log agrees with the files." in out  # the open rewrote it from the file
 
 
+@pytest.mark.parametrize("line", ["5", "null", '"x"', "[1, 2]", "{}"])
+def test_a_log_line_that_is_no_entry_is_as_a_torn_one(ds, line):
+    ds.write_chunk([row(d) for d in range(1, 11)], 0.0)
+    ds.close()
+    log = ds.path / store.CHUNK_LOG
+    log.write_text(line + "\n" + log.read_text())
+    entries, torn = store.read_log(ds.path)
+    assert torn and sorted(entries) == ["block=0000/deals-0000000001-0000000010.parquet"]
+
+
+def test_a_log_line_whose_crc_key_changed_is_not_trusted(ds):
+    """A flipped bit in the key's name must not turn the check off for its line."""
+    ds.write_chunk([row(d) for d in range(1, 11)], 0.0)
+    ds.close()
+    log = ds.path / store.CHUNK_LOG
+    log.write_text(log.read_text().replace('"crc":', '"cbc":').replace('"deals": [[1, 10]]', '"deals": [[1, 19]]'))
+    entries, torn = store.read_log(ds.path)
+    assert torn and entries == {}
+
+
 def test_a_logged_file_replaced_by_another_is_checked_again(capsys, ds, tmp_path):
     """A file of another size or time than the log says is not trusted: opened, and refused if
     foreign (this one has the size of the one it replaced: its rules say cells 3, not 4)."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sys
-import zlib
 from pathlib import Path
 
 import pytest
@@ -18,11 +17,11 @@ from fcsurvey.limits import Limits, SolverError
 from fcsurvey.rules import preset
 from fcsurvey.schema import UNSOLVABLE
 
-from conftest import golden_expanded, golden_states, kill_once_saved, kill_mid_proof, run_cli
+from conftest import (checkpoint_header_size, golden_expanded, golden_states, kill_once_saved, kill_mid_proof, run_cli,
+                      with_checkpoint_crc)
 
-#: proof/checkpoint.c's layout: the header's CRC-32 of the body after its magic (8 bytes),
-#: tag (32) and file size (8); the body's layers end with this layer number.
-CRC_AT, END_OF_LAYERS = 8 + 32 + 8, 0xFFFFFFFF
+#: proof/checkpoint.c's layout: the body's layers end with this layer number.
+END_OF_LAYERS = 0xFFFFFFFF
 #: 1-cell deal 1706 with room for 50,000: a layered proof of a few seconds.
 NUMBER, CELLS, ROOM = 1706, 1, 50_000
 GOLDEN = "deal 1706, 1 cell, max_states 50000"
@@ -136,8 +135,7 @@ def test_a_move_down_a_layer_is_raised_not_taken_for_a_proof(tmp_path, monkeypat
     saved = tmp_path / "1706.proof"
     killed_cli_solve(saved)
     data = saved.read_bytes()
-    crc = int.from_bytes(data[CRC_AT:CRC_AT + 4], "little")
-    start = next(k for k in range(CRC_AT + 4, 256) if zlib.crc32(data[k:]) == crc)
+    start = checkpoint_header_size(data)
     body = bytearray(data[start:])
     blocks = layer_blocks(bytes(body))
     lowest = min(number for _, number in blocks)
@@ -145,7 +143,7 @@ def test_a_move_down_a_layer_is_raised_not_taken_for_a_proof(tmp_path, monkeypat
     for at, number in blocks:
         if number == lowest:
             body[at:at + 4] = (max(n for _, n in blocks) + 1).to_bytes(4, "little")
-    saved.write_bytes(data[:CRC_AT] + zlib.crc32(body).to_bytes(4, "little") + data[CRC_AT + 4:start] + body)
+    saved.write_bytes(with_checkpoint_crc(data[:start] + body, start))
     with pytest.raises(solver.ProofBroken, match="a move that goes down a layer"):
         solver.solve(NUMBER, preset("freecell", cells=CELLS), Limits(max_states=ROOM), checkpoint=saved)
 

@@ -16,9 +16,9 @@
 typedef struct {
     char magic[8];
     uint8_t tag[FCS_CHECKPOINT_TAG];
-    uint64_t bytes; /* the whole file's: a cut-off file is not taken */
-    uint32_t crc;   /* of the bytes after the header: a damaged file is not taken */
-    uint32_t unused;
+    uint64_t bytes;  /* the whole file's: a cut-off file is not taken */
+    uint32_t crc;    /* of the bytes after the header, then of the header with crc 0: */
+    uint32_t unused; /* a damaged file is not taken either */
     fcs_counts counts;
 } checkpoint_header;
 
@@ -31,7 +31,17 @@ static int header_of(int fd, const uint8_t *tag, checkpoint_header *h)
            h->bytes == (uint64_t)size;
 }
 
-/* Whether the bytes after the header have the header's CRC. */
+/* The CRC of a checkpoint whose body (the bytes after the header) has CRC
+   `body`: the body's, then the header's with its crc field 0. */
+static uint32_t crc_with_header(uint32_t body, const checkpoint_header *h)
+{
+    checkpoint_header zeroed;
+    memcpy(&zeroed, h, sizeof(zeroed)); /* every byte, as the file holds it */
+    zeroed.crc = 0;
+    return crc32_update(body, (const uint8_t *)&zeroed, sizeof(zeroed));
+}
+
+/* Whether the file's bytes have the header's CRC. */
 static int crc_holds(int fd, const checkpoint_header *h)
 {
     uint8_t buf[CHECKPOINT_READ];
@@ -44,7 +54,7 @@ static int crc_holds(int fd, const checkpoint_header *h)
         crc = crc32_update(crc, buf, n);
         at += n;
     }
-    return crc == h->crc;
+    return crc_with_header(crc, h) == h->crc;
 }
 
 int checkpoint_matches(const char *path, const uint8_t *tag)
@@ -115,7 +125,7 @@ int checkpoint_save(const char *path, const uint8_t *tag, proof_store *const *sh
             ok = save_layer(&w, shards[s], l);
     ok = ok && writer_put(&w, &end, sizeof(end)) && writer_flush(&w);
     h.bytes = w.at; /* the header goes last: until then the file is not taken */
-    h.crc = crc;
+    h.crc = crc_with_header(crc, &h);
     ok = ok && file_transfer(w.fd, (uint8_t *)&h, sizeof(h), 0, 1) && fsync(w.fd) == 0;
     ok = close(w.fd) == 0 && ok && rename(tmp, path) == 0;
     if (!ok)
@@ -125,7 +135,8 @@ int checkpoint_save(const char *path, const uint8_t *tag, proof_store *const *sh
 
 /* Load the keys of the checkpoint's layers, after its header, each into
    its shard; 0 when the proof must stop (a shard's limit says why). */
-static int load_layers(file_reader *r, proof_store *const *shards, int n_shards, int *first, uint32_t crc)
+static int load_layers(file_reader *r, proof_store *const *shards, int n_shards, int *first,
+                       const checkpoint_header *h)
 {
     uint32_t number;
     int ok = reader_get(r, &number, sizeof(number));
@@ -152,7 +163,7 @@ static int load_layers(file_reader *r, proof_store *const *shards, int n_shards,
         ok = ok && reader_get(r, &number, sizeof(number));
     }
     /* Every byte read, once: the CRC covers the whole file after its header. */
-    ok = ok && r->pos == r->have && r->at == r->end && *r->crc == crc;
+    ok = ok && r->pos == r->have && r->at == r->end && crc_with_header(*r->crc, h) == h->crc;
     if (!ok)
         shards[0]->limit = FCS_LIMIT_DISK; /* not what was written */
     return ok;
@@ -174,7 +185,7 @@ int checkpoint_load(const char *path, const uint8_t *tag, proof_store *const *sh
     }
     *counts = h.counts;
     r.end = h.bytes;
-    ok = load_layers(&r, shards, n_shards, first, h.crc);
+    ok = load_layers(&r, shards, n_shards, first, &h);
     close(r.fd);
     return ok;
 }

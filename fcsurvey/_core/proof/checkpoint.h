@@ -14,8 +14,9 @@
    when a spilled layer comes back.  The file is raw, for this build only:
    the tag, from the caller, names the build as well as the rules and the
    start.  Layout: the header (the file's size, and the CRC-32 of all that
-   follows the header, so that a file cut short or damaged on disk is not
-   taken: a key lost or changed would leave positions unvisited), then per
+   follows the header and then of the header itself with that field 0, so
+   that a file cut short or damaged on disk is not taken: a key lost or
+   changed would leave positions unvisited), then per
    layer and shard (team.h) the layer's number (uint32), its key count
    (uint64) and its keys as spilled (length byte, then bytes), then
    CHECKPOINT_END.  A layer may so come more than once; loading puts each
